@@ -1,0 +1,189 @@
+//! The four games behind one [`Game`] trait, dispatched by [`GameKind`] `match` (no `Box<dyn>`).
+//!
+//! Each game lives in its own folder, `games/<game>/`, with its rules, scenarios, policies and
+//! replay. A game is added with one folder, one [`GameKind`] variant and one [`AnyGame`] arm.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::protocol::{EpisodeRecord, JobError};
+use crate::spec::Spec;
+use crate::RunEnv;
+
+pub mod bucket_brigade;
+pub mod cogsguard;
+pub mod deception;
+pub mod trolley;
+
+/// A game id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameKind {
+    /// Cooperative firefighting on a ring of houses.
+    BucketBrigade,
+    /// Dialogue-only social deduction.
+    Deception,
+    /// Grid world of role-based agents holding junctions against the clips.
+    Cogsguard,
+    /// The Trolley Problem Arena.
+    Trolley,
+}
+
+impl GameKind {
+    /// Every game, in a fixed order.
+    pub const ALL: [GameKind; 4] =
+        [GameKind::BucketBrigade, GameKind::Deception, GameKind::Cogsguard, GameKind::Trolley];
+
+    /// The game id used in jobs, subjects, metric names and labels.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GameKind::BucketBrigade => "bucket_brigade",
+            GameKind::Deception => "deception",
+            GameKind::Cogsguard => "cogsguard",
+            GameKind::Trolley => "trolley",
+        }
+    }
+
+    /// The game's static description.
+    pub fn info(self) -> &'static GameInfo {
+        match self {
+            GameKind::BucketBrigade => &bucket_brigade::BucketBrigade::INFO,
+            GameKind::Deception => &deception::Deception::INFO,
+            GameKind::Cogsguard => &cogsguard::Cogsguard::INFO,
+            GameKind::Trolley => &trolley::Trolley::INFO,
+        }
+    }
+
+    /// Episodes per job when the sweep does not say: a fixed constant per game and scenario,
+    /// sized so a job takes well under a second and a message carries enough work.
+    pub fn default_episodes_per_job(self, scenario: &Spec) -> u64 {
+        match self {
+            GameKind::BucketBrigade => bucket_brigade::BucketBrigade::default_episodes_per_job(scenario),
+            GameKind::Deception => deception::Deception::default_episodes_per_job(scenario),
+            GameKind::Cogsguard => cogsguard::Cogsguard::default_episodes_per_job(scenario),
+            GameKind::Trolley => trolley::Trolley::default_episodes_per_job(scenario),
+        }
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The error of parsing an unknown game id.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown game {0:?} (known: bucket_brigade, deception, cogsguard, trolley)")]
+pub struct UnknownGame(pub String);
+
+impl FromStr for GameKind {
+    type Err = UnknownGame;
+    fn from_str(s: &str) -> Result<GameKind, UnknownGame> {
+        GameKind::ALL.into_iter().find(|g| g.as_str() == s).ok_or_else(|| UnknownGame(s.to_string()))
+    }
+}
+
+/// Default histogram buckets of a game's metrics (each spec lists them).
+#[derive(Debug)]
+pub struct Buckets {
+    /// `simfleet_<game>_episode_team_reward`.
+    pub team_reward: &'static [f64],
+    /// `simfleet_<game>_episode_length`.
+    pub length: &'static [f64],
+    /// `simfleet_<game>_agent_reward`.
+    pub agent_reward: &'static [f64],
+}
+
+/// A scenario or policy name with a one-line description, for `coordinator list`.
+#[derive(Debug)]
+pub struct Entry {
+    /// The name (as written in specs).
+    pub name: &'static str,
+    /// What it is.
+    pub about: &'static str,
+}
+
+/// What a game is, statically: everything the coordinator, exports and metrics need to know.
+#[derive(Debug)]
+pub struct GameInfo {
+    /// The game.
+    pub kind: GameKind,
+    /// `<game>-rules-<n>`.
+    pub rules_version: &'static str,
+    /// Named scenarios; the first is the default.
+    pub scenarios: &'static [Entry],
+    /// Policy names (with their spec syntax in `about`).
+    pub policies: &'static [Entry],
+    /// The game's stats keys, in the order its spec lists them (one CSV column each).
+    pub stat_keys: &'static [&'static str],
+    /// The outcome that counts as a win, or none (then summaries show mean team reward).
+    pub win_outcome: Option<&'static str>,
+    /// Every outcome label the game produces.
+    pub outcomes: &'static [&'static str],
+    /// Default metric buckets.
+    pub buckets: Buckets,
+}
+
+/// One played episode: the record, and the JSON replay when it was asked for.
+#[derive(Clone, Debug)]
+pub struct Episode {
+    /// The episode record (identical with or without a replay).
+    pub record: EpisodeRecord,
+    /// One JSON object, when asked.
+    pub replay: Option<String>,
+}
+
+/// A game: a validated scenario and team that plays episodes by seed.
+///
+/// `prepare` does all validation once per job, so `play` cannot fail on input: every
+/// episode is a pure function of (scenario, team, seed). Implementations reset every policy
+/// per episode, so the same seed gives the same record whatever ran before it.
+pub trait Game: Sized + Send {
+    /// The game's static description.
+    const INFO: GameInfo;
+
+    /// Validates a job's scenario and team. Errors name `scenario.<field>` or
+    /// `policy_set[<seat>].<param>` and the offending value.
+    fn prepare(scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<Self, JobError>;
+
+    /// Episodes per job when the sweep does not say.
+    fn default_episodes_per_job(scenario: &Spec) -> u64;
+
+    /// Plays one episode.
+    fn play(&mut self, seed: u64, replay: bool) -> Episode;
+}
+
+/// A prepared game of any kind: the enum the runner dispatches on.
+pub enum AnyGame {
+    /// Bucket Brigade.
+    BucketBrigade(bucket_brigade::BucketBrigade),
+    /// Deception.
+    Deception(deception::Deception),
+    /// CogsGuard.
+    Cogsguard(cogsguard::Cogsguard),
+    /// Trolley.
+    Trolley(trolley::Trolley),
+}
+
+impl AnyGame {
+    /// Prepares a game of `kind`.
+    pub fn prepare(kind: GameKind, scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<AnyGame, JobError> {
+        Ok(match kind {
+            GameKind::BucketBrigade => AnyGame::BucketBrigade(Game::prepare(scenario, team, env)?),
+            GameKind::Deception => AnyGame::Deception(Game::prepare(scenario, team, env)?),
+            GameKind::Cogsguard => AnyGame::Cogsguard(Game::prepare(scenario, team, env)?),
+            GameKind::Trolley => AnyGame::Trolley(Game::prepare(scenario, team, env)?),
+        })
+    }
+
+    /// Plays one episode.
+    pub fn play(&mut self, seed: u64, replay: bool) -> Episode {
+        match self {
+            AnyGame::BucketBrigade(g) => g.play(seed, replay),
+            AnyGame::Deception(g) => g.play(seed, replay),
+            AnyGame::Cogsguard(g) => g.play(seed, replay),
+            AnyGame::Trolley(g) => g.play(seed, replay),
+        }
+    }
+}

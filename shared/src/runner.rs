@@ -1,0 +1,106 @@
+//! `run_job`: the ONE function that plays a job's episodes. The worker and the coordinator's
+//! embedded mode both call it, which is why their records are identical.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::Instant;
+
+use crate::games::{AnyGame, GameKind};
+use crate::protocol::{Job, JobError, JobErrorKind, JobResult, PROTOCOL_VERSION};
+use crate::spec::Spec;
+use crate::RunEnv;
+
+/// `"<crate semver>+<rules_version>"`: the engine version stamped on every result of `kind`.
+pub fn engine_version(kind: GameKind) -> String {
+    format!("{}+{}", env!("CARGO_PKG_VERSION"), kind.info().rules_version)
+}
+
+/// Checks a job's version and game and parses its scenario and team, then validates them with
+/// the game. Cheap (no episode is played): the coordinator calls it on every cell of a sweep
+/// before it submits anything.
+pub fn prepare_job(job: &Job, env: &RunEnv) -> Result<(GameKind, AnyGame), JobError> {
+    if job.protocol_version != PROTOCOL_VERSION {
+        return Err(JobError {
+            kind: JobErrorKind::UnsupportedVersion,
+            field: Some("protocol_version".into()),
+            value: Some(job.protocol_version.to_string()),
+            message: format!("this worker speaks protocol version {PROTOCOL_VERSION}"),
+        });
+    }
+    let kind: GameKind = job.game.parse().map_err(|e: crate::games::UnknownGame| JobError {
+        kind: JobErrorKind::UnknownGame,
+        field: Some("game".into()),
+        value: Some(job.game.clone()),
+        message: e.to_string(),
+    })?;
+    let scenario = Spec::parse(&job.scenario)
+        .map_err(|e| JobError::invalid("scenario", &job.scenario, e.message))?;
+    let team = job
+        .policy_set
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(seat, s)| {
+            Spec::parse(s).map_err(|e| JobError::invalid(format!("policy_set[{seat}]"), s, e.message))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let game = catch_unwind(AssertUnwindSafe(|| AnyGame::prepare(kind, &scenario, &team, env)))
+        .map_err(|p| panic_error(&p))??;
+    Ok((kind, game))
+}
+
+fn panic_error(payload: &Box<dyn std::any::Any + Send>) -> JobError {
+    let msg = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    JobError::new(JobErrorKind::EnginePanic, format!("engine panicked: {msg}"))
+}
+
+/// Plays every seed of `job` and returns its result. Never panics on any input: a bad job is a
+/// typed error result, and an engine panic (a bug) is caught and reported as `engine_panic`.
+pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
+    let started = Instant::now();
+    let mut result = JobResult {
+        protocol_version: PROTOCOL_VERSION,
+        sweep: job.sweep.clone(),
+        index: job.index,
+        worker: env.worker.clone(),
+        engine_version: String::new(),
+        game: job.game.clone(),
+        scenario: job.scenario.clone(),
+        policy_set: job.policy_set.name.clone(),
+        elapsed_seconds: 0.0,
+        replays: None,
+        records: Vec::new(),
+        error: None,
+    };
+    match prepare_job(job, env) {
+        Err(e) => result.error = Some(e),
+        Ok((kind, mut game)) => {
+            result.engine_version = engine_version(kind);
+            let played = catch_unwind(AssertUnwindSafe(|| {
+                let n = usize::try_from(job.seeds.count).unwrap_or(usize::MAX).min(1 << 20);
+                let mut records = Vec::with_capacity(n);
+                let mut replays = job.replay.then(|| Vec::with_capacity(n));
+                for seed in job.seeds.iter() {
+                    let ep = game.play(seed, job.replay);
+                    records.push(ep.record);
+                    if let (Some(r), Some(text)) = (replays.as_mut(), ep.replay) {
+                        r.push(text);
+                    }
+                }
+                (records, replays)
+            }));
+            match played {
+                Ok((records, replays)) => {
+                    result.records = records;
+                    result.replays = replays;
+                }
+                Err(p) => result.error = Some(panic_error(&p)),
+            }
+        }
+    }
+    result.elapsed_seconds = started.elapsed().as_secs_f64();
+    result
+}

@@ -1,0 +1,235 @@
+//! Episode seed -> ChaCha streams, the random primitives every engine and policy uses, and the
+//! trajectory hash.
+//!
+//! These are the "Determinism conventions" of DESIGN.md. They are a contract: a change here changes
+//! every golden fixture. The primitives are written out by hand instead of using `rand`'s
+//! distributions because those algorithms change between `rand` versions.
+
+use rand_chacha::ChaCha8Rng;
+use rand_core::{RngCore, SeedableRng};
+
+/// Stream number of the environment (the engine's own draws).
+pub const ENV_STREAM: u64 = 0;
+/// Stream number of map generation, for games that generate maps.
+pub const MAP_STREAM: u64 = 1 << 32;
+
+/// Stream number of the policy in seat `seat`.
+#[inline]
+pub const fn agent_stream(seat: usize) -> u64 {
+    seat as u64 + 1
+}
+
+/// One deterministic random stream: `ChaCha8Rng` keyed by the episode seed.
+#[derive(Clone, Debug)]
+pub struct Stream {
+    rng: ChaCha8Rng,
+}
+
+impl Stream {
+    /// Key = the seed as 8 little-endian bytes then 24 zero bytes; stream `stream`; word position 0.
+    pub fn new(seed: u64, stream: u64) -> Stream {
+        let mut key = [0u8; 32];
+        key[..8].copy_from_slice(&seed.to_le_bytes());
+        let mut rng = ChaCha8Rng::from_seed(key);
+        rng.set_stream(stream);
+        Stream { rng }
+    }
+
+    /// The environment stream of an episode.
+    pub fn env(seed: u64) -> Stream {
+        Stream::new(seed, ENV_STREAM)
+    }
+
+    /// The stream of the policy in `seat`.
+    pub fn agent(seed: u64, seat: usize) -> Stream {
+        Stream::new(seed, agent_stream(seat))
+    }
+
+    /// The raw next 64-bit word.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.rng.next_u64()
+    }
+
+    /// unit() = (next_u64() >> 11) · 2^−53, in [0, 1).
+    #[inline]
+    pub fn unit(&mut self) -> f64 {
+        (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// index(n) = min(⌊unit()·n⌋, n−1). `n` must be at least 1.
+    #[inline]
+    pub fn index(&mut self, n: usize) -> usize {
+        debug_assert!(n > 0, "index(0)");
+        let i = (self.unit() * n as f64) as usize;
+        i.min(n.saturating_sub(1))
+    }
+
+    /// chance(p) = unit() < p.
+    #[inline]
+    pub fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+
+    /// Fisher–Yates from the back: for i = len−1 down to 1, swap v[i] and v[index(i+1)].
+    pub fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            let j = self.index(i + 1);
+            v.swap(i, j);
+        }
+    }
+
+    /// x = unit()·Σw; the smallest i with x < w_0 + … + w_i (sums in index order), else n−1.
+    pub fn weighted(&mut self, w: &[f64]) -> usize {
+        debug_assert!(!w.is_empty(), "weighted of nothing");
+        let total: f64 = w.iter().sum();
+        let x = self.unit() * total;
+        let mut acc = 0.0;
+        for (i, wi) in w.iter().enumerate() {
+            acc += wi;
+            if x < acc {
+                return i;
+            }
+        }
+        w.len() - 1
+    }
+}
+
+/// FNV-1a 64, the trajectory hash of every game. Integers are fed little-endian.
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv64(u64);
+
+impl Default for Fnv64 {
+    fn default() -> Self {
+        Fnv64::new()
+    }
+}
+
+impl Fnv64 {
+    /// FNV offset basis.
+    pub const OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+    /// FNV prime.
+    pub const PRIME: u64 = 0x0000_0100_0000_01b3;
+
+    /// A fresh hash.
+    pub const fn new() -> Fnv64 {
+        Fnv64(Self::OFFSET)
+    }
+
+    /// Feeds raw bytes.
+    #[inline]
+    pub fn bytes(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(Self::PRIME);
+        }
+    }
+
+    /// Feeds one byte.
+    #[inline]
+    pub fn u8(&mut self, v: u8) {
+        self.0 ^= u64::from(v);
+        self.0 = self.0.wrapping_mul(Self::PRIME);
+    }
+
+    /// Feeds a u16 little-endian.
+    #[inline]
+    pub fn u16(&mut self, v: u16) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// Feeds a u32 little-endian.
+    #[inline]
+    pub fn u32(&mut self, v: u32) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// Feeds a u64 little-endian.
+    #[inline]
+    pub fn u64(&mut self, v: u64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// Feeds an i64 little-endian.
+    #[inline]
+    pub fn i64(&mut self, v: i64) {
+        self.bytes(&v.to_le_bytes());
+    }
+
+    /// The hash value.
+    pub fn finish(&self) -> u64 {
+        self.0
+    }
+
+    /// The hash as 16 lowercase hex digits, the form stored in episode records.
+    pub fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+/// FNV-1a 64 of a byte string, in one call.
+pub fn fnv64(bytes: &[u8]) -> u64 {
+    let mut h = Fnv64::new();
+    h.bytes(bytes);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn streams_are_independent_and_repeatable() {
+        let a: Vec<u64> = (0..4).map({
+            let mut s = Stream::new(7, 0);
+            move |_| s.next_u64()
+        }).collect();
+        let b: Vec<u64> = (0..4).map({
+            let mut s = Stream::new(7, 0);
+            move |_| s.next_u64()
+        }).collect();
+        let c: Vec<u64> = (0..4).map({
+            let mut s = Stream::new(7, 1);
+            move |_| s.next_u64()
+        }).collect();
+        assert_eq!(a, b);
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn chacha_stream_values_are_pinned() {
+        // Pins the generator itself: a different rand_chacha (or key layout) fails here
+        // before it silently changes every golden fixture.
+        let mut s = Stream::new(0, 0);
+        let first = s.next_u64();
+        let mut again = Stream::env(0);
+        assert_eq!(first, again.next_u64());
+        assert_eq!(format!("{first:016x}"), PINNED_SEED0_STREAM0_WORD0);
+    }
+
+    /// First word of seed 0, stream 0: the published ChaCha8 keystream of the all-zero key and
+    /// nonce begins `3e 00 ef 2f 89 5f 40 d6`, read little-endian.
+    const PINNED_SEED0_STREAM0_WORD0: &str = "d6405f892fef003e";
+
+    #[test]
+    fn primitives_stay_in_range() {
+        let mut s = Stream::new(42, 3);
+        for n in 1..50 {
+            assert!(s.index(n) < n);
+            let u = s.unit();
+            assert!((0.0..1.0).contains(&u));
+        }
+        assert_eq!(s.weighted(&[0.0, 0.0, 1.0]), 2);
+        let mut v: Vec<u32> = (0..10).collect();
+        s.shuffle(&mut v);
+        v.sort_unstable();
+        assert_eq!(v, (0..10).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn fnv_matches_reference_vectors() {
+        assert_eq!(fnv64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+}

@@ -1,0 +1,1 @@
+//! Test support: a real nats-server per test.
