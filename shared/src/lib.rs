@@ -9,6 +9,7 @@
 //! - [`policy`]: what every game's policies share (metric labels).
 //! - [`games`]: the `Game` trait, `GameKind`, `AnyGame`, and one folder per game.
 //! - [`runner`]: `run_job`, the one function that plays episodes.
+//! - [`topology`]: NATS stream, subject, consumer and KV names; the sweep KV entry.
 //! - [`llm`]: the sans-IO LLM client; `llm::http` (feature `llm-http`) is the only I/O here.
 //!
 //! Engines are synchronous and sans-IO: no tokio, NATS, metrics or logging inside them.
@@ -24,6 +25,7 @@ pub mod protocol;
 pub mod runner;
 pub mod seeding;
 pub mod spec;
+pub mod topology;
 
 pub use games::{AnyGame, Episode, Game, GameInfo, GameKind};
 pub use protocol::{EpisodeRecord, Job, JobError, JobErrorKind, JobResult, PROTOCOL_VERSION};

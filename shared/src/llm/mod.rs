@@ -3,11 +3,27 @@
 //! Engines never import this module's transport: an `llm` seat reaches a model only through
 //! [`crate::RunEnv::chat`], a [`ChatTransport`]. Tests inject a stub; the binaries enable the
 //! `llm-http` feature for the blocking OpenAI-compatible transport in [`http`].
+//!
+//! What every game shares lives here: the attempt loop with its retry cap, backoff and
+//! corrective re-prompts ([`client`]), extraction of the first balanced JSON object from an
+//! answer ([`extract`]), per-seat statistics ([`stats`]) and the call log kept for replays.
+//! Each game keeps only its prompt and the mapping from JSON to its actions.
+//!
+//! The client is sans-IO except through its transport: calls, backoff waits and the clock used
+//! for latency all go through [`ChatTransport`], so tests never wait for real.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+pub mod client;
+pub mod extract;
+pub mod stats;
 
 #[cfg(feature = "llm-http")]
 pub mod http;
+
+pub use client::{backoff_delay, CallRecord, ClientConfig, LlmClient, Rejection};
+pub use extract::first_json_object;
+pub use stats::LlmStats;
 
 /// One chat message.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -77,4 +93,16 @@ impl TransportError {
 pub trait ChatTransport: Send + Sync {
     /// Performs one call.
     fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, TransportError>;
+
+    /// Waits `delay` before the next attempt (backoff after HTTP 429 or 5xx). Test transports
+    /// override it to record the delay instead of sleeping.
+    fn sleep(&self, delay: Duration) {
+        std::thread::sleep(delay);
+    }
+
+    /// The monotonic clock that call latencies are measured with (latencies are not part of
+    /// the determinism contract).
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
 }

@@ -1,37 +1,170 @@
-//! The `bucket_brigade` game (placeholder until its engine lands: every job is refused).
+//! Bucket Brigade (`bucket_brigade-rules-1`): cooperative firefighting on a ring of ten
+//! houses, with cheap talk. The contract is `specs/bucket_brigade.md`; section numbers (§)
+//! below refer to it.
+//!
+//! # Layout (one noun per file)
+//!
+//! - `house.rs`: house states and the ring (§1).
+//! - `action.rs`: modes (REST/WORK), actions, last actions.
+//! - `scenario.rs`: the scenario, its overrides and validation (§2); `named.rs`: the fifteen
+//!   named scenarios (§11).
+//! - `draws.rs`: the environment's draws, a fixed 20 (or 40) per night (§9).
+//! - `rules.rs`: one night's physics: extinguish, burn-out, spread, ignition (§4 steps 4–7).
+//! - `rewards.rs`: the `seed` and `reference` reward models (§6).
+//! - `state.rs`: [`Town`], one night at a time ([`Town::step`]), termination (§5), the
+//!   trajectory hash.
+//! - `observation.rs`: what agents see (§7).
+//! - `policies/`: `random`, `heuristic`, the archetypes and their spec strings (§8).
+//! - `episode.rs`: the policy loop on top of `Town::step`.
+//! - `record.rs`, `replay.rs`: the outputs (§10).
+//!
+//! A job's episodes are played by [`BucketBrigade`]: `prepare` validates the scenario and the
+//! team once, `play(seed, replay)` is then a pure function of the seed.
 
-use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind};
-use crate::protocol::{JobError, JobErrorKind};
+use crate::games::{Buckets, Episode, Game, GameInfo, GameKind};
+use crate::protocol::JobError;
 use crate::spec::Spec;
 use crate::RunEnv;
 
-/// The `bucket_brigade` game, prepared for one job.
+mod action;
+mod draws;
+mod episode;
+mod house;
+mod named;
+mod observation;
+pub mod policies;
+mod record;
+mod replay;
+mod rewards;
+mod rules;
+mod scenario;
+mod state;
+
+#[cfg(test)]
+mod tests;
+
+pub use action::{Action, LastAction, Mode};
+pub use draws::{initial_houses, NightDraws};
+pub use episode::{play as play_episode, NightLog, Seat};
+pub use house::{distance, House, Houses, ALL_SAFE, NUM_HOUSES};
+pub use observation::Observation;
+pub use policies::{AnyPolicy, Archetype, HeuristicPolicy, Params, Policy, RandomPolicy};
+pub use record::{outcome, STAT_KEYS};
+pub use rewards::Rewards;
+pub use rules::{resolve, save_probability, NightPhases};
+pub use scenario::{FieldValue, RewardModel, Scenario, FIELDS, MAX_AGENTS, MAX_NIGHTS, MIN_AGENTS};
+pub use state::{termination, NightReport, StepError, Termination, Town};
+
+/// The game id.
+pub const GAME_ID: &str = "bucket_brigade";
+/// The rules version of this engine.
+pub const RULES_VERSION: &str = "bucket_brigade-rules-1";
+/// Episodes per job when a sweep does not say: a job of random `default` episodes (about 13
+/// nights each) then takes a few milliseconds, long enough to amortise a message.
+pub const DEFAULT_EPISODES_PER_JOB: u64 = 1000;
+
+/// The `bucket_brigade` game, prepared for one job: a validated scenario and team.
 #[derive(Debug)]
 pub struct BucketBrigade {
-    _private: (),
+    scenario: Scenario,
+    seats: Vec<Seat>,
+    /// The team's spec strings by seat, for replays.
+    policies: Vec<String>,
+    /// Reused by every replayed episode.
+    log: Vec<NightLog>,
+}
+
+impl BucketBrigade {
+    /// Seats `team` (one policy per agent) in a validated scenario.
+    pub fn new(scenario: Scenario, team: &[(AnyPolicy, String)]) -> Result<BucketBrigade, JobError> {
+        scenario.validate()?;
+        if team.len() != scenario.num_agents {
+            return Err(JobError::invalid(
+                "policy_set",
+                team.len(),
+                format!("the team has {} seats but scenario.num_agents = {}", team.len(), scenario.num_agents),
+            ));
+        }
+        Ok(BucketBrigade {
+            scenario,
+            seats: team.iter().map(|(p, _)| Seat::new(*p)).collect(),
+            policies: team.iter().map(|(_, s)| s.clone()).collect(),
+            log: Vec::new(),
+        })
+    }
+
+    /// Parses and validates a scenario spec and one policy spec string per seat.
+    pub fn from_strs(scenario: &str, team: &[&str]) -> Result<BucketBrigade, JobError> {
+        let sc = Spec::parse(scenario).map_err(|e| JobError::invalid("scenario", scenario, e.message))?;
+        let team = team
+            .iter()
+            .enumerate()
+            .map(|(seat, s)| Spec::parse(s).map_err(|e| JobError::invalid(format!("policy_set[{seat}]"), s, e.message)))
+            .collect::<Result<Vec<_>, _>>()?;
+        BucketBrigade::prepare(&sc, &team, &RunEnv::default())
+    }
+
+    /// The resolved scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// Plays the episode of `seed` and returns the finished town, without building a record:
+    /// the engine alone, as the bench measures it.
+    pub fn play_town(&mut self, seed: u64) -> Town {
+        episode::play(&self.scenario, &mut self.seats, seed, None)
+    }
 }
 
 impl Game for BucketBrigade {
     const INFO: GameInfo = GameInfo {
         kind: GameKind::BucketBrigade,
-        rules_version: "bucket_brigade-rules-1",
-        scenarios: &[Entry { name: "default", about: "not implemented yet" }],
-        policies: &[],
-        stat_keys: &[],
-        win_outcome: None,
-        outcomes: &[],
-        buckets: Buckets { team_reward: &[0.0], length: &[1.0], agent_reward: &[0.0] },
+        rules_version: RULES_VERSION,
+        scenarios: &named::ENTRIES,
+        policies: &policies::ENTRIES,
+        stat_keys: &record::STAT_KEYS,
+        win_outcome: Some(record::SUCCESS),
+        outcomes: &[record::SUCCESS, record::FAILURE],
+        buckets: Buckets {
+            team_reward: &[
+                -3000.0, -1000.0, -300.0, -100.0, 0.0, 50.0, 75.0, 90.0, 100.0, 300.0, 1000.0, 2000.0, 3000.0,
+                4000.0, 5000.0, 10000.0,
+            ],
+            length: &[11.0, 13.0, 14.0, 15.0, 16.0, 18.0, 21.0, 25.0, 30.0, 40.0, 60.0, 100.0],
+            agent_reward: &[
+                -1000.0, -300.0, -100.0, 0.0, 50.0, 100.0, 125.0, 150.0, 200.0, 300.0, 500.0, 1000.0, 2000.0,
+                5000.0,
+            ],
+        },
     };
 
-    fn prepare(_scenario: &Spec, _team: &[Spec], _env: &RunEnv) -> Result<Self, JobError> {
-        Err(JobError::new(JobErrorKind::UnknownGame, "the bucket_brigade engine is not built yet"))
+    /// Resolves the scenario (§2), checks the team size, then parses each seat's policy (§8.4).
+    fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<BucketBrigade, JobError> {
+        let sc = Scenario::from_spec(scenario)?;
+        if team.len() != sc.num_agents {
+            return Err(JobError::invalid(
+                "policy_set",
+                team.len(),
+                format!("the team has {} seats but scenario.num_agents = {}", team.len(), sc.num_agents),
+            ));
+        }
+        let seated = team
+            .iter()
+            .enumerate()
+            .map(|(seat, spec)| Ok((AnyPolicy::from_spec(seat, spec)?, spec.to_string())))
+            .collect::<Result<Vec<_>, JobError>>()?;
+        BucketBrigade::new(sc, &seated)
     }
 
     fn default_episodes_per_job(_scenario: &Spec) -> u64 {
-        100
+        DEFAULT_EPISODES_PER_JOB
     }
 
-    fn play(&mut self, _seed: u64, _replay: bool) -> Episode {
-        unreachable!("prepare never succeeds")
+    fn play(&mut self, seed: u64, replay: bool) -> Episode {
+        let sc = self.scenario;
+        let town = episode::play(&sc, &mut self.seats, seed, replay.then_some(&mut self.log));
+        let record = record::build(seed, &sc, &town);
+        let replay = replay.then(|| replay::render(seed, &sc, &self.policies, town.initial(), &self.log, &record));
+        Episode { record, replay }
     }
 }

@@ -1,0 +1,2 @@
+//! Criterion bench of the cogsguard engine (placeholder until the engine lands).
+fn main() {}

@@ -1,0 +1,353 @@
+//! The world during play: grid, objects indexed by cell, agents, team pool and counters (§4–§6).
+//!
+//! All buffers live in [`World`] and are reused across episodes, so a tick never allocates.
+//! The rules that change a world are in `rules.rs` (actions, bumps, caps) and `tick.rs` (the
+//! tick order, regen, auras, reward); the clips events in `clips.rs`.
+
+use super::clips::Schedule;
+use super::events::Event;
+use super::layout::{LCell, Layout};
+use super::types::{Align, Gear, Kind};
+
+/// "No object / no agent here" in the per-cell indexes.
+pub const NONE: u16 = u16::MAX;
+
+/// An object on the grid. Objects never move; an extractor at 0 units is removed
+/// (`present = false`, its cell freed).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Obj {
+    /// What it is.
+    pub kind: Kind,
+    /// Row.
+    pub row: u16,
+    /// Column.
+    pub col: u16,
+    /// Alignment (meaningful for junctions; hub, chests and stations are cogs).
+    pub align: Align,
+    /// Units left (extractors).
+    pub units: u16,
+    /// False once removed.
+    pub present: bool,
+}
+
+impl Obj {
+    /// (row, col).
+    #[inline]
+    pub fn pos(&self) -> (u16, u16) {
+        (self.row, self.col)
+    }
+}
+
+/// One agent's body and inventory (§6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Agent {
+    /// Row.
+    pub row: u16,
+    /// Column.
+    pub col: u16,
+    /// Energy (cap 20, scout 100).
+    pub energy: u16,
+    /// Hit points (cap 100, scout 400, scrambler 200).
+    pub hp: u16,
+    /// Influence (cap 0, aligner 20).
+    pub influence: u16,
+    /// Hearts (cap 10 while hp ≥ 1).
+    pub heart: u16,
+    /// Carried elements C, O, G, S (sum capped at 4, miner 40).
+    pub cargo: [u16; 4],
+    /// Gear slot.
+    pub gear: Gear,
+    /// Vibe 0..6.
+    pub vibe: u8,
+    /// Action executed in the last tick (0 at reset).
+    pub last_action: u8,
+    /// Its success (true at reset).
+    pub last_ok: bool,
+}
+
+impl Agent {
+    /// A fresh agent at (row, col): energy 20, hp 50, all else 0 (§6).
+    pub fn spawn(row: u16, col: u16) -> Agent {
+        Agent {
+            row,
+            col,
+            energy: 20,
+            hp: 50,
+            influence: 0,
+            heart: 0,
+            cargo: [0; 4],
+            gear: Gear::None,
+            vibe: 0,
+            last_action: 0,
+            last_ok: true,
+        }
+    }
+
+    /// (row, col).
+    #[inline]
+    pub fn pos(&self) -> (u16, u16) {
+        (self.row, self.col)
+    }
+
+    /// hp cap: scout 400, scrambler 200, else 100 (not additive).
+    #[inline]
+    pub fn hp_cap(&self) -> u16 {
+        match self.gear {
+            Gear::Scout => 400,
+            Gear::Scrambler => 200,
+            _ => 100,
+        }
+    }
+
+    /// Energy cap: scout 100, else 20.
+    #[inline]
+    pub fn energy_cap(&self) -> u16 {
+        if self.gear == Gear::Scout {
+            100
+        } else {
+            20
+        }
+    }
+
+    /// Cargo cap (sum of the four elements): miner 40, else 4.
+    #[inline]
+    pub fn cargo_cap(&self) -> u16 {
+        if self.gear == Gear::Miner {
+            40
+        } else {
+            4
+        }
+    }
+
+    /// Influence cap: aligner 20, else 0.
+    #[inline]
+    pub fn influence_cap(&self) -> u16 {
+        if self.gear == Gear::Aligner {
+            20
+        } else {
+            0
+        }
+    }
+
+    /// Heart cap: 10 while hp ≥ 1, else 0.
+    #[inline]
+    pub fn heart_cap(&self) -> u16 {
+        if self.hp >= 1 {
+            10
+        } else {
+            0
+        }
+    }
+
+    /// Sum of carried elements.
+    #[inline]
+    pub fn cargo_sum(&self) -> u16 {
+        self.cargo.iter().sum()
+    }
+}
+
+/// The team pool (§5): caps 10000 per element and 65535 hearts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pool {
+    /// C, O, G, S.
+    pub elements: [u32; 4],
+    /// Hearts.
+    pub hearts: u32,
+}
+
+impl Default for Pool {
+    /// 10 of each element and 5 hearts.
+    fn default() -> Pool {
+        Pool { elements: [10; 4], hearts: 5 }
+    }
+}
+
+/// Episode counters behind the stats (§14) and the conservation property test.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// make_heart firings.
+    pub hearts_crafted: u64,
+    /// Hearts moved by get_heart.
+    pub hearts_taken: u64,
+    /// Elements moved into the pool by deposits.
+    pub deposited: [u64; 4],
+    /// Junctions aligned by agents.
+    pub aligned: u64,
+    /// Junctions scrambled by agents.
+    pub scrambled: u64,
+    /// Junctions turned clips by events.
+    pub clips_captured: u64,
+    /// Junctions turned neutral by events.
+    pub clips_neutralized: u64,
+    /// Transitions to hp 0.
+    pub hp_zero: u64,
+    /// Gear acquired at stations, by gear (aligner, scrambler, miner, scout).
+    pub gear_acquired: [u64; 4],
+    /// Cargo destroyed by a cap fall, by element (not exported; conservation test).
+    pub cargo_destroyed: [u64; 4],
+    /// Elements spent on gear, by element (not exported; conservation test).
+    pub gear_spent: [u64; 4],
+}
+
+/// The world during play.
+#[derive(Clone, Debug, Default)]
+pub struct World {
+    /// Full grid height.
+    pub rows: u16,
+    /// Full grid width.
+    pub cols: u16,
+    /// Wall terrain, row-major.
+    pub wall: Vec<bool>,
+    /// Object id per cell (or [`NONE`]).
+    pub obj_at: Vec<u16>,
+    /// Agent id per cell (or [`NONE`]).
+    pub agent_cell: Vec<u16>,
+    /// Objects in row-major order of their cells.
+    pub objects: Vec<Obj>,
+    /// Object ids of the junctions, row-major.
+    pub junctions: Vec<u16>,
+    /// Object ids of the aura sources that can ever be active (hubs and junctions), row-major.
+    pub sources: Vec<u16>,
+    /// Agents by id.
+    pub agents: Vec<Agent>,
+    /// Team pool.
+    pub pool: Pool,
+    /// Ticks completed.
+    pub t: u32,
+    /// Episode length.
+    pub max_steps: u32,
+    /// Whether clips events run (§10).
+    pub clips: bool,
+    /// Junction counts by alignment (neutral, cogs, clips), kept up to date.
+    pub junction_counts: [u32; 3],
+    /// Episode counters.
+    pub counters: Counters,
+    /// Clips schedule state.
+    pub schedule: Schedule,
+    /// Events of the current tick, recorded only when `log_events` is set (replays).
+    pub events: Vec<Event>,
+    /// Whether to record events.
+    pub log_events: bool,
+    /// Reused buffer: this tick's agent order.
+    pub(crate) order: Vec<u16>,
+    /// Reused buffer: shuffled junction list of a clips event.
+    pub(crate) scratch: Vec<u16>,
+}
+
+impl World {
+    /// Row-major index of (r, c).
+    #[inline]
+    pub fn idx(&self, r: u16, c: u16) -> usize {
+        r as usize * self.cols as usize + c as usize
+    }
+
+    /// Whether (r, c) is inside the grid.
+    #[inline]
+    pub fn in_grid(&self, r: i32, c: i32) -> bool {
+        r >= 0 && c >= 0 && r < self.rows as i32 && c < self.cols as i32
+    }
+
+    /// Whether (r, c) is wall terrain.
+    #[inline]
+    pub fn is_wall(&self, r: u16, c: u16) -> bool {
+        self.wall[self.idx(r, c)]
+    }
+
+    /// The object at (r, c), if any.
+    #[inline]
+    pub fn object_at(&self, r: u16, c: u16) -> Option<&Obj> {
+        match self.obj_at[self.idx(r, c)] {
+            NONE => None,
+            id => Some(&self.objects[id as usize]),
+        }
+    }
+
+    /// The id of the agent at (r, c), if any.
+    #[inline]
+    pub fn agent_at(&self, r: u16, c: u16) -> Option<usize> {
+        match self.agent_cell[self.idx(r, c)] {
+            NONE => None,
+            id => Some(id as usize),
+        }
+    }
+
+    /// Loads a layout: objects row-major, agents on their pads, pool and extractor units from
+    /// the layout's headers (else the defaults), t = 0. Reuses every buffer.
+    pub fn load(&mut self, layout: &Layout, max_steps: u32, clips: bool) {
+        self.rows = layout.rows;
+        self.cols = layout.cols;
+        let n = layout.cells.len();
+        self.wall.clear();
+        self.wall.resize(n, false);
+        self.obj_at.clear();
+        self.obj_at.resize(n, NONE);
+        self.agent_cell.clear();
+        self.agent_cell.resize(n, NONE);
+        self.objects.clear();
+        self.junctions.clear();
+        self.sources.clear();
+        self.junction_counts = [0; 3];
+        let units = layout.extractor.unwrap_or(100);
+        for (i, cell) in layout.cells.iter().enumerate() {
+            let (r, c) = ((i / layout.cols as usize) as u16, (i % layout.cols as usize) as u16);
+            match *cell {
+                LCell::Empty => {}
+                LCell::Wall => self.wall[i] = true,
+                LCell::Obj(kind, align) => {
+                    let id = self.objects.len() as u16;
+                    let units = if kind.element().is_some() { units } else { 0 };
+                    // An extractor loaded empty is already gone (§5: removed at 0 units).
+                    if units == 0 && kind.element().is_some() {
+                        continue;
+                    }
+                    let align = if kind == Kind::Junction { align } else { Align::Cogs };
+                    self.objects.push(Obj { kind, row: r, col: c, align, units, present: true });
+                    self.obj_at[i] = id;
+                    if kind == Kind::Junction {
+                        self.junctions.push(id);
+                        self.junction_counts[align as usize] += 1;
+                    }
+                    if kind == Kind::Junction || kind == Kind::Hub {
+                        self.sources.push(id);
+                    }
+                }
+            }
+        }
+        self.agents.clear();
+        for (id, &(r, c)) in layout.pads.iter().enumerate() {
+            self.agents.push(Agent::spawn(r, c));
+            let i = self.idx(r, c);
+            self.agent_cell[i] = id as u16;
+        }
+        self.pool = match layout.pool {
+            Some((elements, hearts)) => Pool { elements, hearts },
+            None => Pool::default(),
+        };
+        self.t = 0;
+        self.max_steps = max_steps;
+        self.clips = clips;
+        self.counters = Counters::default();
+        self.schedule = Schedule::new(max_steps);
+        self.events.clear();
+        self.order.clear();
+        self.order.extend(0..self.agents.len() as u16);
+        self.scratch.clear();
+        self.scratch.reserve(self.junctions.len());
+    }
+
+    /// Sets a junction's alignment, keeping the counts up to date.
+    pub fn set_align(&mut self, obj: u16, to: Align) {
+        let o = &mut self.objects[obj as usize];
+        self.junction_counts[o.align as usize] -= 1;
+        self.junction_counts[to as usize] += 1;
+        o.align = to;
+    }
+
+    /// Pushes an event if events are recorded.
+    #[inline]
+    pub(crate) fn log(&mut self, e: Event) {
+        if self.log_events {
+            self.events.push(e);
+        }
+    }
+}

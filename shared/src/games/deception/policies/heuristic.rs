@@ -1,0 +1,239 @@
+//! The `heuristic` policy (§10.2): acts by its role from public heat and private suspicion.
+//!
+//! Its memory is a pure function of the public record: it reads every discussion message and
+//! completed vote once, in record order (a tick's messages, then that tick's vote), so a fresh
+//! instance catches up on any history (which is how it serves as the `llm` fallback).
+
+use std::sync::Arc;
+
+use super::super::action::{ActionKind, GameAction};
+use super::super::agent::{AgentId, Role, MAX_AGENTS};
+use super::super::observation::AgentObservation;
+use super::super::seat_list::SeatList;
+use super::super::state::{DiscussionMessage, VoteOutcome, VoteRound};
+use super::templates::Templates;
+use crate::seeding::Stream;
+
+/// The heuristic's parameters (each in [0, 1], A > 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HeuristicParams {
+    /// A: heat and suspicion per accusation.
+    pub suspicion_from_accusation: f64,
+    /// C: how much a defence takes back, as a share of A.
+    pub defense_credibility: f64,
+    /// B: how much a crewmate follows others' accusations and votes.
+    pub bandwagon: f64,
+    /// G: chance to accuse instead of only talking.
+    pub aggression: f64,
+    /// D: chance an imposter turns on whoever suspects it.
+    pub deflection: f64,
+}
+
+impl Default for HeuristicParams {
+    fn default() -> Self {
+        HeuristicParams {
+            suspicion_from_accusation: 0.3,
+            defense_credibility: 0.5,
+            bandwagon: 0.5,
+            aggression: 0.5,
+            deflection: 0.5,
+        }
+    }
+}
+
+/// What the policy has read from the record so far.
+#[derive(Clone, Debug, Default)]
+struct Memory {
+    messages_read: usize,
+    votes_read: usize,
+    /// Public heat per seat.
+    heat: [f64; MAX_AGENTS],
+    /// Private suspicion per seat (used as a crewmate).
+    suspicion: [f64; MAX_AGENTS],
+    /// The latest accusation of me: (tick, seq, accuser).
+    accused: Option<(u32, u32, AgentId)>,
+    /// My latest defence: (tick, seq).
+    defended: Option<(u32, u32)>,
+}
+
+/// `heuristic?suspicion_from_accusation=0.3&defense_credibility=0.5&bandwagon=0.5&aggression=0.5&deflection=0.5`.
+#[derive(Clone, Debug)]
+pub struct HeuristicPolicy {
+    /// Parameters.
+    pub params: HeuristicParams,
+    templates: Arc<Templates>,
+    mem: Memory,
+}
+
+impl HeuristicPolicy {
+    /// A fresh policy.
+    pub fn new(params: HeuristicParams, templates: Arc<Templates>) -> HeuristicPolicy {
+        HeuristicPolicy { params, templates, mem: Memory::default() }
+    }
+
+    /// Forgets the episode (called before every episode).
+    pub fn reset(&mut self) {
+        self.mem = Memory::default();
+    }
+
+    /// Public heat of `agent` as read so far.
+    pub fn heat(&self, agent: AgentId) -> f64 {
+        self.mem.heat[agent.index()]
+    }
+
+    /// Suspicion of `agent` as read so far.
+    pub fn suspicion(&self, agent: AgentId) -> f64 {
+        self.mem.suspicion[agent.index()]
+    }
+
+    /// Reads every public entry not read yet, in record order.
+    pub fn catch_up(&mut self, obs: &AgentObservation<'_>) {
+        let me = obs.agent_id;
+        loop {
+            let m = obs.discussion.get(self.mem.messages_read);
+            let v = obs.votes.get(self.mem.votes_read);
+            match (m, v) {
+                (Some(m), v) if v.is_none_or(|v| m.tick <= v.tick) => {
+                    self.read_message(me, m);
+                    self.mem.messages_read += 1;
+                }
+                (_, Some(v)) => {
+                    self.read_vote(me, v);
+                    self.mem.votes_read += 1;
+                }
+                _ => break,
+            }
+        }
+    }
+
+    fn read_message(&mut self, me: AgentId, m: &DiscussionMessage) {
+        let HeuristicParams { suspicion_from_accusation: a, defense_credibility: c, bandwagon: b, .. } = self.params;
+        let mem = &mut self.mem;
+        let k = m.speaker;
+        match m.content {
+            ActionKind::Accuse { target: j } => {
+                let heat_before = mem.heat[j.index()];
+                mem.heat[j.index()] += a;
+                if k == me {
+                    return;
+                }
+                if j == me {
+                    mem.suspicion[k.index()] += a;
+                    mem.accused = Some((m.tick, m.seq, k));
+                } else {
+                    mem.suspicion[j.index()] += b * a;
+                    if heat_before <= 0.0 {
+                        mem.suspicion[k.index()] += (1.0 - b) * a;
+                    }
+                }
+            }
+            ActionKind::Defend { .. } => {
+                mem.heat[k.index()] -= c * a;
+                if k == me {
+                    mem.defended = Some((m.tick, m.seq));
+                } else {
+                    mem.suspicion[k.index()] -= c * a;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn read_vote(&mut self, me: AgentId, v: &VoteRound) {
+        let HeuristicParams { suspicion_from_accusation: a, bandwagon: b, .. } = self.params;
+        let mem = &mut self.mem;
+        for ballot in v.votes.iter() {
+            let Some(j) = ballot.target else { continue };
+            mem.heat[j.index()] += a / 2.0;
+            let k = ballot.voter;
+            if k == me {
+                continue;
+            }
+            if j == me {
+                mem.suspicion[k.index()] += a / 2.0;
+            } else {
+                mem.suspicion[j.index()] += b * a / 2.0;
+            }
+        }
+        if let VoteOutcome::Ejected { agent: e, role } = v.outcome {
+            let delta = if role == Role::Crewmate { a / 2.0 } else { -a / 2.0 };
+            for ballot in v.votes.iter().filter(|x| x.target == Some(e) && x.voter != me) {
+                mem.suspicion[ballot.voter.index()] += delta;
+            }
+        }
+    }
+
+    /// Whether an accusation of me was posted this tick after my latest defence of this tick.
+    fn pending_accusation(&self, tick: u32) -> bool {
+        match (self.mem.accused, self.mem.defended) {
+            (Some((at, aseq, _)), Some((dt, dseq))) if at == tick && dt == tick => aseq > dseq,
+            (Some((at, _, _)), _) => at == tick,
+            (None, _) => false,
+        }
+    }
+
+    /// Decides (§10.2).
+    pub fn act(&mut self, obs: &AgentObservation<'_>, rng: &mut Stream) -> GameAction {
+        self.catch_up(obs);
+        let targets = &obs.legal.targets;
+        let imposter = obs.own_role == Role::Imposter;
+        let kind = if obs.is_voting() {
+            if imposter {
+                ActionKind::Vote { target: argmax(targets, &self.mem.heat, rng) }
+            } else {
+                let t = argmax(targets, &self.mem.suspicion, rng);
+                if self.mem.suspicion[t.index()] <= 0.0 && obs.allow_abstain {
+                    ActionKind::Abstain
+                } else {
+                    ActionKind::Vote { target: t }
+                }
+            }
+        } else if self.pending_accusation(obs.tick) {
+            let (reasoning, defense_statement) = self.templates.defense(rng);
+            ActionKind::Defend { reasoning, defense_statement }
+        } else if imposter {
+            self.imposter_turn(obs, rng)
+        } else {
+            let t = argmax(targets, &self.mem.suspicion, rng);
+            if self.mem.suspicion[t.index()] > 0.0 {
+                if rng.chance(self.params.aggression) {
+                    ActionKind::Accuse { target: t }
+                } else {
+                    ActionKind::Discuss { message: self.templates.suspect(t, rng) }
+                }
+            } else {
+                ActionKind::Discuss { message: self.templates.neutral(rng) }
+            }
+        };
+        GameAction::new(obs.agent_id, kind)
+    }
+
+    fn imposter_turn(&self, obs: &AgentObservation<'_>, rng: &mut Stream) -> ActionKind {
+        let targets = &obs.legal.targets;
+        let accuser = self.mem.accused.filter(|(tick, _, _)| *tick == obs.tick).map(|(_, _, k)| k);
+        let p = accuser.or_else(|| {
+            let t = argmax(targets, &self.mem.heat, rng);
+            (self.mem.heat[t.index()] > 0.0).then_some(t)
+        });
+        match p {
+            Some(p) if rng.chance(self.params.deflection) => return ActionKind::Accuse { target: p },
+            Some(_) => {}
+            None if rng.chance(self.params.aggression) => {
+                return ActionKind::Accuse { target: targets[rng.index(targets.len())] };
+            }
+            None => {}
+        }
+        ActionKind::Discuss { message: self.templates.neutral(rng) }
+    }
+}
+
+/// argmax of `f` over `targets`: the maximum; ties broken by tied[index(len)] (no draw for one).
+fn argmax(targets: &[AgentId], f: &[f64; MAX_AGENTS], rng: &mut Stream) -> AgentId {
+    let best = targets.iter().map(|t| f[t.index()]).fold(f64::NEG_INFINITY, f64::max);
+    let tied: SeatList<AgentId> = targets.iter().copied().filter(|t| f[t.index()] == best).collect();
+    if tied.len() == 1 {
+        tied[0]
+    } else {
+        tied[rng.index(tied.len())]
+    }
+}

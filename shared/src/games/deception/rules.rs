@@ -1,0 +1,377 @@
+//! Every rule of the game as a pure function (§4, §5, §7). The engine calls these and never
+//! re-implements them; policies use [`check_action`] through their observation.
+//!
+//! - [`validate_scenario`] / [`validate_field`]: the ranges of §2.
+//! - [`validate_action`]: the violations of §7, in order.
+//! - [`legal_actions`]: what an agent may do now.
+//! - [`tally_votes`]: §5.4, the only draw a tally makes.
+//! - [`check_win_condition`]: §5.5, in order.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+use super::action::{ActionKind, GameAction};
+use super::agent::{AgentId, Role, Winner, MAX_AGENTS};
+use super::env_rng::EnvRng;
+use super::scenario::{ConfigError, EjectRule, ScenarioConfig, ScenarioField, TiePolicy, TimeoutWinner};
+use super::seat_list::SeatList;
+use super::state::{Ballot, EndReason, GameResult, GameState, NoEjectionCause, Phase, VoteCount};
+use super::text::{Text, MAX_NOTE_CHARS, MAX_TEXT_CHARS};
+
+/// A text parameter, named as in violations (`discuss.message`, …).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TextField {
+    /// `discuss.message`.
+    DiscussMessage,
+    /// `defend.reasoning`.
+    DefendReasoning,
+    /// `defend.defense_statement`.
+    DefendStatement,
+}
+
+impl TextField {
+    /// The dotted name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TextField::DiscussMessage => "discuss.message",
+            TextField::DefendReasoning => "defend.reasoning",
+            TextField::DefendStatement => "defend.defense_statement",
+        }
+    }
+}
+
+/// Why an action is illegal (§7). Checked in the order of the variants.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum RuleViolation {
+    /// The game is over.
+    GameOver,
+    /// The actor is not a seat of the game.
+    UnknownAgent,
+    /// The actor was ejected.
+    ActorInactive,
+    /// A discussion action while voting, or a vote while discussing.
+    WrongPhase,
+    /// A discussion action by someone other than the current speaker.
+    NotYourTurn,
+    /// The target is not a seat of the game.
+    UnknownTarget,
+    /// The target was ejected.
+    TargetInactive,
+    /// The actor targets itself.
+    SelfTarget,
+    /// A text parameter is empty after trimming.
+    EmptyText {
+        /// Which parameter.
+        field: TextField,
+    },
+    /// A text parameter exceeds 500 characters after trimming.
+    TextTooLong {
+        /// Which parameter.
+        field: TextField,
+    },
+    /// The private note exceeds 2000 characters.
+    NoteTooLong,
+    /// `abstain` while the scenario does not allow it.
+    AbstainNotAllowed,
+}
+
+impl RuleViolation {
+    /// Every kind name, in check order (the keys of `invalid_by_kind`).
+    pub const KINDS: [&'static str; 12] = [
+        "game_over",
+        "unknown_agent",
+        "actor_inactive",
+        "wrong_phase",
+        "not_your_turn",
+        "unknown_target",
+        "target_inactive",
+        "self_target",
+        "empty_text",
+        "text_too_long",
+        "note_too_long",
+        "abstain_not_allowed",
+    ];
+
+    /// Index into [`RuleViolation::KINDS`].
+    pub const fn kind_index(self) -> usize {
+        match self {
+            RuleViolation::GameOver => 0,
+            RuleViolation::UnknownAgent => 1,
+            RuleViolation::ActorInactive => 2,
+            RuleViolation::WrongPhase => 3,
+            RuleViolation::NotYourTurn => 4,
+            RuleViolation::UnknownTarget => 5,
+            RuleViolation::TargetInactive => 6,
+            RuleViolation::SelfTarget => 7,
+            RuleViolation::EmptyText { .. } => 8,
+            RuleViolation::TextTooLong { .. } => 9,
+            RuleViolation::NoteTooLong => 10,
+            RuleViolation::AbstainNotAllowed => 11,
+        }
+    }
+
+    /// The snake_case kind name (without the field).
+    pub const fn kind(self) -> &'static str {
+        Self::KINDS[self.kind_index()]
+    }
+}
+
+impl fmt::Display for RuleViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuleViolation::EmptyText { field } | RuleViolation::TextTooLong { field } => {
+                write!(f, "{} ({})", self.kind(), field.as_str())
+            }
+            _ => f.write_str(self.kind()),
+        }
+    }
+}
+
+impl Serialize for RuleViolation {
+    /// `"self_target"`, or `{"empty_text": {"field": "discuss.message"}}` for text violations.
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RuleViolation::EmptyText { field } | RuleViolation::TextTooLong { field } => {
+                use serde::ser::SerializeMap;
+                let mut m = s.serialize_map(Some(1))?;
+                m.serialize_entry(self.kind(), &serde_json::json!({ "field": field.as_str() }))?;
+                m.end()
+            }
+            _ => s.serialize_str(self.kind()),
+        }
+    }
+}
+
+/// Checks one field of §2; fields that depend on others only look at earlier fields of the table.
+pub fn validate_field(cfg: &ScenarioConfig, field: ScenarioField) -> Result<(), ConfigError> {
+    let err = |reason: String| Err(ConfigError { field, reason });
+    match field {
+        ScenarioField::NumAgents if !(4..=MAX_AGENTS as u32).contains(&cfg.num_agents) => {
+            err(format!("must be within 4..={MAX_AGENTS}"))
+        }
+        ScenarioField::NumImposters
+            if cfg.num_imposters < 1 || u64::from(cfg.num_imposters) * 2 >= u64::from(cfg.num_agents) =>
+        {
+            err(format!(
+                "must be at least 1 with 2·num_imposters < num_agents = {} (imposters start strictly outnumbered)",
+                cfg.num_agents
+            ))
+        }
+        ScenarioField::MaxTicks if !(1..=200).contains(&cfg.max_ticks) => err("must be within 1..=200".into()),
+        ScenarioField::DiscussionRoundsPerTick if cfg.discussion_rounds_per_tick > 10 => {
+            err("must be within 0..=10".into())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Checks every field of §2 in table order; the first failure is returned.
+pub fn validate_scenario(cfg: &ScenarioConfig) -> Result<(), ConfigError> {
+    ScenarioField::ALL.iter().try_for_each(|f| validate_field(cfg, *f))
+}
+
+/// What action validation needs to know about the table: built from the state, or from an
+/// agent's observation (which shows exactly this much), so both share one rule implementation.
+#[derive(Clone, Copy, Debug)]
+pub struct Table {
+    /// The game is over.
+    pub over: bool,
+    /// Voting (otherwise discussion, unless over).
+    pub voting: bool,
+    /// The current speaker, during discussion.
+    pub speaker: Option<AgentId>,
+    /// Whether each seat is active.
+    pub active: SeatList<bool>,
+    /// Whether `abstain` is allowed.
+    pub allow_abstain: bool,
+}
+
+impl Table {
+    /// The table of a state.
+    pub fn of(state: &GameState) -> Table {
+        Table {
+            over: state.phase == Phase::Over,
+            voting: state.phase == Phase::Voting,
+            speaker: state.current_speaker(),
+            active: state.agents.iter().map(|a| a.is_active()).collect(),
+            allow_abstain: state.scenario.allow_abstain,
+        }
+    }
+
+    fn is_active(&self, id: AgentId) -> Option<bool> {
+        id.seat_in(self.active.len()).map(|s| self.active[s])
+    }
+}
+
+/// §7 on a state.
+pub fn validate_action(state: &GameState, action: &GameAction) -> Result<(), RuleViolation> {
+    check_action(&Table::of(state), action)
+}
+
+/// §7 on a [`Table`]: the first violation, in the order of the spec.
+pub fn check_action(t: &Table, action: &GameAction) -> Result<(), RuleViolation> {
+    use RuleViolation as V;
+    if t.over {
+        return Err(V::GameOver);
+    }
+    match t.is_active(action.agent_id) {
+        None => return Err(V::UnknownAgent),
+        Some(false) => return Err(V::ActorInactive),
+        Some(true) => {}
+    }
+    if action.kind.is_discussion() == t.voting {
+        return Err(V::WrongPhase);
+    }
+    if !t.voting && t.speaker != Some(action.agent_id) {
+        return Err(V::NotYourTurn);
+    }
+    if let Some(target) = action.kind.target() {
+        match t.is_active(target) {
+            None => return Err(V::UnknownTarget),
+            Some(false) => return Err(V::TargetInactive),
+            Some(true) if target == action.agent_id => return Err(V::SelfTarget),
+            Some(true) => {}
+        }
+    }
+    let text = |field: TextField, text: &Text| -> Result<(), RuleViolation> {
+        match text.chars() {
+            0 => Err(V::EmptyText { field }),
+            n if n > MAX_TEXT_CHARS => Err(V::TextTooLong { field }),
+            _ => Ok(()),
+        }
+    };
+    match &action.kind {
+        ActionKind::Discuss { message } => text(TextField::DiscussMessage, message)?,
+        ActionKind::Defend { reasoning, defense_statement } => {
+            text(TextField::DefendReasoning, reasoning)?;
+            text(TextField::DefendStatement, defense_statement)?;
+        }
+        _ => {}
+    }
+    if action.note.chars() > MAX_NOTE_CHARS {
+        return Err(V::NoteTooLong);
+    }
+    if action.kind == ActionKind::Abstain && !t.allow_abstain {
+        return Err(V::AbstainNotAllowed);
+    }
+    Ok(())
+}
+
+/// What an agent may do now: action names and legal targets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LegalActions {
+    /// Action names; empty unless the agent is due to act.
+    pub kinds: SeatList<&'static str>,
+    /// The other active agents, in seat order (empty unless the agent is due to act).
+    pub targets: SeatList<AgentId>,
+}
+
+impl LegalActions {
+    /// Whether `name` is legal now.
+    pub fn allows(&self, name: &str) -> bool {
+        self.kinds.contains(&name)
+    }
+}
+
+/// [`legal_actions`] on a [`Table`].
+pub fn legal_on(t: &Table, agent: AgentId) -> LegalActions {
+    let mut legal = LegalActions::default();
+    if t.over || t.is_active(agent) != Some(true) || (!t.voting && t.speaker != Some(agent)) {
+        return legal;
+    }
+    for (seat, active) in t.active.iter().enumerate() {
+        if *active && seat != agent.index() {
+            legal.targets.push(AgentId::seat(seat));
+        }
+    }
+    let names: &[&'static str] = match (t.voting, t.allow_abstain) {
+        (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
+        (true, true) => &["vote", "abstain"],
+        (true, false) => &["vote"],
+    };
+    legal.kinds = names.iter().copied().collect();
+    legal
+}
+
+/// What `agent` may do in `state`: empty unless it is due to act; targets = the other active
+/// agents.
+pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
+    legal_on(&Table::of(state), agent)
+}
+
+/// The result of a tally (§5.4). The engine adds the revealed role to make a `VoteOutcome`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// Votes per target with at least one, in seat order.
+    pub counts: SeatList<VoteCount>,
+    /// Abstentions.
+    pub abstentions: u32,
+    /// The ejected agent, or why nobody is.
+    pub decision: Result<AgentId, NoEjectionCause>,
+    /// Whether the environment stream broke a tie.
+    pub tie_broken_randomly: bool,
+}
+
+/// Tallies the ballots of one vote (§5.4). `active_count` = A, abstainers included. The only
+/// draw is `index(leaders)` for a plurality tie under `tie_policy = random`.
+pub fn tally_votes(
+    votes: &[Ballot],
+    active_count: u32,
+    eject_rule: EjectRule,
+    tie_policy: TiePolicy,
+    env_rng: &mut EnvRng,
+) -> Tally {
+    let mut per_seat = [0u32; MAX_AGENTS];
+    let mut abstentions = 0;
+    for b in votes {
+        match b.target.and_then(|t| t.seat_in(MAX_AGENTS)) {
+            Some(s) => per_seat[s] += 1,
+            None => abstentions += 1,
+        }
+    }
+    let counts: SeatList<VoteCount> = per_seat
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(s, n)| VoteCount { target: AgentId::seat(s), votes: *n })
+        .collect();
+    let mut tally = Tally { counts, abstentions, decision: Err(NoEjectionCause::AllAbstained), tie_broken_randomly: false };
+    let Some(c) = counts.iter().map(|vc| vc.votes).max() else {
+        return tally;
+    };
+    let leaders: SeatList<AgentId> = counts.iter().filter(|vc| vc.votes == c).map(|vc| vc.target).collect();
+    tally.decision = match eject_rule {
+        EjectRule::Plurality if leaders.len() == 1 => Ok(leaders[0]),
+        EjectRule::Plurality => match tie_policy {
+            TiePolicy::NoEject => Err(NoEjectionCause::Tie),
+            TiePolicy::Random => {
+                tally.tie_broken_randomly = true;
+                Ok(leaders[env_rng.index(leaders.len())])
+            }
+        },
+        EjectRule::AbsoluteMajority if 2 * c > active_count => Ok(leaders[0]),
+        EjectRule::AbsoluteMajority => Err(NoEjectionCause::NoMajority),
+    };
+    tally
+}
+
+/// The end check of §5.5, after the vote of tick `state.tick` (ejection applied): the first
+/// condition that holds, in order.
+pub fn check_win_condition(state: &GameState) -> Option<GameResult> {
+    let imposters = state.active_with(Role::Imposter);
+    let crewmates = state.active_with(Role::Crewmate);
+    if imposters == 0 {
+        Some(GameResult { winner: Winner::Crewmates, reason: EndReason::AllImpostersEjected })
+    } else if imposters >= crewmates {
+        Some(GameResult { winner: Winner::Imposters, reason: EndReason::ImposterParity })
+    } else if state.tick >= state.scenario.max_ticks {
+        let winner = match state.scenario.timeout_winner {
+            TimeoutWinner::Imposters => Winner::Imposters,
+            TimeoutWinner::None => Winner::None,
+        };
+        Some(GameResult { winner, reason: EndReason::Timeout })
+    } else {
+        None
+    }
+}

@@ -1,0 +1,158 @@
+//! Role assignment (§3): the only user of the environment stream.
+//!
+//! Each round draws two shuffles, then stable-sorts by coverage keys, so agents who still need a
+//! role are preferred and ties are broken by the seed. With a fixed roster the schedule covers
+//! every agent in every role after exactly N rounds, each agent operator once; it depends only
+//! on (seed, N, m).
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use super::seats::{SeatSet, MAX_AGENTS};
+use crate::seeding::Stream;
+
+/// An agent's coverage flags, set when a round is resolved.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Has been the operator.
+    pub operator: bool,
+    /// Has been in the majority.
+    pub majority: bool,
+    /// Has been in the minority.
+    pub minority: bool,
+}
+
+impl Coverage {
+    /// All three roles done.
+    pub const fn complete(self) -> bool {
+        self.operator && self.majority && self.minority
+    }
+}
+
+/// One round's roles: sides stored in seat order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Roles {
+    /// The operator's seat.
+    pub operator: usize,
+    /// The majority ("the side listed first": at N = 3 the agent not drawn for the minority).
+    pub majority: SeatSet,
+    /// The minority.
+    pub minority: SeatSet,
+}
+
+/// The environment stream (§9), serialisable: it is stored as (seed, draws so far) and
+/// deserialising replays the draws, so a JSON snapshot continues exactly where it stopped.
+#[derive(Clone, Debug)]
+pub struct EnvRng {
+    seed: u64,
+    draws: u64,
+    stream: Stream,
+}
+
+impl EnvRng {
+    /// The environment stream of `seed`, at its start.
+    pub fn new(seed: u64) -> EnvRng {
+        EnvRng { seed, draws: 0, stream: Stream::env(seed) }
+    }
+
+    /// How many 64-bit words have been drawn.
+    pub fn draws(&self) -> u64 {
+        self.draws
+    }
+
+    /// DESIGN's shuffle; it draws len−1 words.
+    fn shuffle(&mut self, v: &mut [u8]) {
+        self.stream.shuffle(v);
+        self.draws += v.len().saturating_sub(1) as u64;
+    }
+}
+
+impl PartialEq for EnvRng {
+    fn eq(&self, other: &EnvRng) -> bool {
+        (self.seed, self.draws) == (other.seed, other.draws)
+    }
+}
+
+impl Eq for EnvRng {}
+
+impl Serialize for EnvRng {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (self.seed, self.draws).serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for EnvRng {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<EnvRng, D::Error> {
+        let (seed, draws) = <(u64, u64)>::deserialize(deserializer)?;
+        // Role assignment draws fewer than 2N words a round; a larger count is not a snapshot
+        // of any real game, and replaying it would take unbounded time.
+        if draws > 1 << 24 {
+            return Err(serde::de::Error::custom("env_rng draw count out of range"));
+        }
+        let mut rng = EnvRng::new(seed);
+        for _ in 0..draws {
+            rng.stream.next_u64();
+        }
+        rng.draws = draws;
+        Ok(rng)
+    }
+}
+
+/// Stable insertion sort by key (≤ 16 elements, no allocation).
+fn stable_sort_by_key<K: Ord>(v: &mut [u8], key: impl Fn(u8) -> K) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && key(v[j - 1]) > key(v[j]) {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}
+
+/// Assigns one round's roles (§3) from the agents' coverage, m and the environment stream.
+///
+/// 1. a = all seats; shuffle; stable-sort by (has_been_operator, ¬has_been_minority,
+///    ¬has_been_majority); the operator is a\[0\].
+/// 2. b = the other seats; shuffle; stable-sort by (has_been_minority, has_been_operator,
+///    ¬has_been_majority); the minority is b\[0..m\], the majority the rest.
+///
+/// `coverage.len()` is N (3..=16) and m < N−1.
+pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles {
+    let n = coverage.len();
+    debug_assert!((3..=MAX_AGENTS).contains(&n) && m >= 1 && m < n - 1);
+    let mut buf = [0u8; MAX_AGENTS];
+    let a = &mut buf[..n];
+    for (i, s) in a.iter_mut().enumerate() {
+        *s = i as u8;
+    }
+    rng.shuffle(a);
+    stable_sort_by_key(a, |s| {
+        let c = coverage[usize::from(s)];
+        (c.operator, !c.minority, !c.majority)
+    });
+    let operator = usize::from(a[0]);
+
+    let mut buf = [0u8; MAX_AGENTS];
+    let b = &mut buf[..n - 1];
+    for (slot, seat) in b.iter_mut().zip((0..n).filter(|&s| s != operator)) {
+        *slot = seat as u8;
+    }
+    rng.shuffle(b);
+    stable_sort_by_key(b, |s| {
+        let c = coverage[usize::from(s)];
+        (c.minority, c.operator, !c.majority)
+    });
+    let minority: SeatSet = b[..m].iter().map(|&s| usize::from(s)).collect();
+    let majority: SeatSet = b[m..].iter().map(|&s| usize::from(s)).collect();
+    Roles { operator, majority, minority }
+}
+
+/// Applies one resolved round's roles to the coverage flags (what resolution does, §4).
+pub fn cover(coverage: &mut [Coverage], roles: &Roles) {
+    coverage[roles.operator].operator = true;
+    for s in roles.majority.iter() {
+        coverage[s].majority = true;
+    }
+    for s in roles.minority.iter() {
+        coverage[s].minority = true;
+    }
+}

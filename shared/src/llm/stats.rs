@@ -1,0 +1,26 @@
+//! Per-seat statistics of an LLM-driven seat, recorded in the episode record (`llm` stats).
+
+use serde::{Deserialize, Serialize};
+
+/// Counters of one seat over one episode, in the order records list them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LlmStats {
+    /// Decisions the seat was asked for.
+    pub decisions: u64,
+    /// Chat-completions calls made.
+    pub calls: u64,
+    /// Calls that failed in transport (connect error, timeout, non-2xx, missing content).
+    pub transport_errors: u64,
+    /// Answers that did not parse or named an illegal action.
+    pub invalid_outputs: u64,
+    /// Decisions handed to the fallback policy after the attempts were spent.
+    pub fallbacks: u64,
+    /// Sum of `usage.prompt_tokens` where reported.
+    pub prompt_tokens: u64,
+    /// Sum of `usage.completion_tokens` where reported.
+    pub completion_tokens: u64,
+    /// Sum of call latencies, in milliseconds (exempt from determinism).
+    pub latency_ms_total: u64,
+    /// Longest call, in milliseconds (exempt from determinism).
+    pub latency_ms_max: u64,
+}

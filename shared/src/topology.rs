@@ -1,0 +1,103 @@
+//! Names of the NATS JetStream topology (DESIGN.md, "NATS topology") and the sweep entry kept in
+//! the KV bucket. Names only: the worker and coordinator do the I/O.
+
+use serde::{Deserialize, Serialize};
+
+/// Work-queue stream of jobs.
+pub const JOBS_STREAM: &str = "SIMFLEET_JOBS";
+/// Filter of every job subject.
+pub const JOBS_FILTER: &str = "simfleet.jobs.>";
+/// The one durable pull consumer shared by all workers.
+pub const WORKERS_CONSUMER: &str = "simfleet-workers";
+/// Limits-retention stream of results.
+pub const RESULTS_STREAM: &str = "SIMFLEET_RESULTS";
+/// Filter of every result subject.
+pub const RESULTS_FILTER: &str = "simfleet.results.>";
+/// Stream capturing max-deliveries advisories of the workers' consumer.
+pub const DLQ_STREAM: &str = "SIMFLEET_DLQ";
+/// The advisory subject captured by [`DLQ_STREAM`].
+pub const DLQ_SUBJECT: &str = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.SIMFLEET_JOBS.simfleet-workers";
+/// KV bucket of sweep definitions and states.
+pub const SWEEPS_BUCKET: &str = "simfleet_sweeps";
+
+/// `simfleet.jobs.<game>.<sweep>`.
+pub fn job_subject(game: &str, sweep: &str) -> String {
+    format!("simfleet.jobs.{game}.{sweep}")
+}
+
+/// `simfleet.jobs.*.<sweep>`: every job of one sweep (for purge and pending counts).
+pub fn sweep_jobs_filter(sweep: &str) -> String {
+    format!("simfleet.jobs.*.{sweep}")
+}
+
+/// `simfleet.results.<sweep>`.
+pub fn result_subject(sweep: &str) -> String {
+    format!("simfleet.results.{sweep}")
+}
+
+/// `watch-<sweep>`: the durable consumer `watch` reads results through.
+pub fn watch_consumer(sweep: &str) -> String {
+    format!("watch-{sweep}")
+}
+
+/// `Nats-Msg-Id` of a job and of its result: `<sweep>.<index>`.
+pub fn msg_id(sweep: &str, index: u64) -> String {
+    format!("{sweep}.{index}")
+}
+
+/// Splits a `Nats-Msg-Id` back into sweep and index (`None` if it is not ours). A deliberate
+/// re-queue appends `.r<n>`, which is ignored here.
+pub fn parse_msg_id(id: &str) -> Option<(&str, u64)> {
+    let mut parts = id.split('.');
+    let sweep = parts.next().filter(|s| !s.is_empty())?;
+    let index = parts.next()?.parse().ok()?;
+    Some((sweep, index))
+}
+
+/// Lifecycle of a sweep in the KV bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SweepStatus {
+    /// Jobs are (being) published.
+    Submitted,
+    /// Every job has a result or has failed.
+    Done,
+    /// `coordinator cancel` was run: workers answer its jobs with `cancelled`.
+    Cancelled,
+}
+
+/// The value stored under the sweep id in [`SWEEPS_BUCKET`] (JSON).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepEntry {
+    /// Sweep id.
+    pub id: String,
+    /// The sweep's `name`.
+    pub name: String,
+    /// Lifecycle state.
+    pub status: SweepStatus,
+    /// Number of jobs.
+    pub jobs_total: u64,
+    /// Number of episodes.
+    pub episodes_total: u64,
+    /// Jobs with a result so far (updated by `watch`).
+    #[serde(default)]
+    pub jobs_done: u64,
+    /// Jobs failed so far (updated by `watch`).
+    #[serde(default)]
+    pub jobs_failed: u64,
+    /// The sweep file as submitted, so any machine can rebuild the expansion.
+    pub definition: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn msg_ids_round_trip() {
+        let id = msg_id("bb-0123456789ab", 42);
+        assert_eq!(parse_msg_id(&id), Some(("bb-0123456789ab", 42)));
+        assert_eq!(parse_msg_id("bb-0123456789ab.42.r1"), Some(("bb-0123456789ab", 42)));
+        assert_eq!(parse_msg_id("garbage"), None);
+    }
+}
