@@ -1,1 +1,22 @@
-//! coordinator library
+//! The simfleet coordinator: expands sweep files into jobs, plays them in-process or over NATS
+//! JetStream, and exports and summarises the episode records.
+//!
+//! # Layout
+//!
+//! - [`sweep`]: sweep files (errors name the line and field), the sweep id, the job expansion.
+//! - [`embedded`]: `coordinator run`, the in-process mode on all cores.
+//! - [`row`], [`export`], [`import`]: the exported episode row, writers by extension, readers.
+//! - [`summary`]: the per-cell table (mean, 95% CI, outcome shares, mean length).
+//! - [`list`]: `coordinator list`.
+//! - [`commands`]: the command implementations `main.rs` dispatches to.
+//!
+//! `main.rs` only parses flags, sets up logging and calls [`commands`].
+
+pub mod commands;
+pub mod embedded;
+pub mod export;
+pub mod import;
+pub mod list;
+pub mod row;
+pub mod summary;
+pub mod sweep;

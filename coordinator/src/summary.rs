@@ -1,0 +1,232 @@
+//! The summary table: per (game, scenario, policy set), the number of episodes, the mean team
+//! reward with its 95% confidence interval, the outcome shares and the mean length.
+//!
+//! It accumulates row by row (Welford's algorithm), so summarising a file of any size takes flat
+//! memory, and it refuses to mix engine versions of one game: results of different rules are
+//! not comparable.
+
+use std::fmt::Write as _;
+
+use indexmap::IndexMap;
+use simfleet::GameKind;
+
+/// Running figures of one cell.
+#[derive(Clone, Debug, Default)]
+pub struct CellStats {
+    /// Episodes.
+    pub episodes: u64,
+    mean: f64,
+    m2: f64,
+    length_sum: f64,
+    /// Episodes per outcome label, in first-seen order.
+    pub outcomes: IndexMap<String, u64>,
+}
+
+impl CellStats {
+    fn add(&mut self, team_reward: f64, length: u32, outcome: &str) {
+        self.episodes += 1;
+        let d = team_reward - self.mean;
+        self.mean += d / self.episodes as f64;
+        self.m2 += d * (team_reward - self.mean);
+        self.length_sum += f64::from(length);
+        if let Some(c) = self.outcomes.get_mut(outcome) {
+            *c += 1;
+        } else {
+            self.outcomes.insert(outcome.to_string(), 1);
+        }
+    }
+
+    /// Mean team reward.
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// Half-width of the 95% confidence interval of the mean (normal approximation).
+    pub fn ci95(&self) -> f64 {
+        if self.episodes < 2 {
+            return f64::NAN;
+        }
+        let var = self.m2 / (self.episodes - 1) as f64;
+        1.96 * (var / self.episodes as f64).sqrt()
+    }
+
+    /// Mean episode length.
+    pub fn mean_length(&self) -> f64 {
+        self.length_sum / self.episodes.max(1) as f64
+    }
+
+    /// Share of episodes with `outcome`.
+    pub fn share(&self, outcome: &str) -> f64 {
+        self.outcomes.get(outcome).copied().unwrap_or(0) as f64 / self.episodes.max(1) as f64
+    }
+}
+
+/// Results of mixed engine versions of one game.
+#[derive(Debug, thiserror::Error)]
+#[error("the results mix engine versions of {game}: {first} and {other}; summarise each version separately")]
+pub struct MixedVersions {
+    /// Game id.
+    pub game: String,
+    /// The first version seen.
+    pub first: String,
+    /// Another version.
+    pub other: String,
+}
+
+/// A borrowed (game, scenario, policy set): hashes like the owned tuple.
+#[derive(Hash)]
+struct KeyRef<'a>(&'a str, &'a str, &'a str);
+
+impl indexmap::Equivalent<(String, String, String)> for KeyRef<'_> {
+    fn equivalent(&self, key: &(String, String, String)) -> bool {
+        self.0 == key.0 && self.1 == key.1 && self.2 == key.2
+    }
+}
+
+/// The summary being accumulated.
+#[derive(Debug, Default)]
+pub struct Summary {
+    /// (game, scenario, policy set) -> figures, in first-seen order.
+    pub cells: IndexMap<(String, String, String), CellStats>,
+    versions: IndexMap<String, String>,
+}
+
+impl Summary {
+    /// Adds one episode.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add(
+        &mut self,
+        game: &str,
+        engine_version: &str,
+        scenario: &str,
+        policy_set: &str,
+        team_reward: f64,
+        length: u32,
+        outcome: &str,
+    ) -> Result<(), MixedVersions> {
+        match self.versions.get(game) {
+            Some(v) if v != engine_version => {
+                return Err(MixedVersions { game: game.into(), first: v.clone(), other: engine_version.into() })
+            }
+            Some(_) => {}
+            None => {
+                self.versions.insert(game.into(), engine_version.into());
+            }
+        }
+        // Looked up by borrowed key, so the per-episode path does not allocate.
+        if let Some(c) = self.cells.get_mut(&KeyRef(game, scenario, policy_set)) {
+            c.add(team_reward, length, outcome);
+        } else {
+            let mut c = CellStats::default();
+            c.add(team_reward, length, outcome);
+            self.cells.insert((game.into(), scenario.into(), policy_set.into()), c);
+        }
+        Ok(())
+    }
+
+    /// Adds every record of a job result.
+    pub fn add_result(&mut self, r: &simfleet::JobResult) -> Result<(), MixedVersions> {
+        for rec in &r.records {
+            self.add(&r.game, &r.engine_version, &r.scenario, &r.policy_set, rec.team_reward, rec.length, &rec.outcome)?;
+        }
+        Ok(())
+    }
+
+    /// Total episodes.
+    pub fn episodes(&self) -> u64 {
+        self.cells.values().map(|c| c.episodes).sum()
+    }
+
+    /// The table, aligned for a terminal.
+    pub fn table(&self) -> String {
+        let head = ["game", "scenario", "policy set", "episodes", "team reward", "±95% CI", "win", "outcomes", "mean length"];
+        let mut rows: Vec<[String; 9]> = Vec::new();
+        for ((game, scenario, policy_set), c) in &self.cells {
+            let win = game
+                .parse::<GameKind>()
+                .ok()
+                .and_then(|g| g.info().win_outcome)
+                .map_or_else(|| "—".to_string(), |w| format!("{:.1}%", 100.0 * c.share(w)));
+            let outcomes = c
+                .outcomes
+                .iter()
+                .map(|(o, n)| format!("{o} {:.1}%", 100.0 * *n as f64 / c.episodes as f64))
+                .collect::<Vec<_>>()
+                .join(", ");
+            rows.push([
+                game.clone(),
+                scenario.clone(),
+                policy_set.clone(),
+                c.episodes.to_string(),
+                format!("{:.2}", c.mean()),
+                if c.ci95().is_nan() { "—".into() } else { format!("{:.2}", c.ci95()) },
+                win,
+                outcomes,
+                format!("{:.2}", c.mean_length()),
+            ]);
+        }
+        let mut width = head.map(|h| h.chars().count());
+        for r in &rows {
+            for (w, cell) in width.iter_mut().zip(r) {
+                *w = (*w).max(cell.chars().count());
+            }
+        }
+        let numeric = [false, false, false, true, true, true, true, false, true];
+        let mut out = String::new();
+        let mut line = |cells: &[String]| {
+            let mut s = String::new();
+            for (i, cell) in cells.iter().enumerate() {
+                let pad = width[i] - cell.chars().count();
+                if i > 0 {
+                    s.push_str("  ");
+                }
+                if numeric[i] {
+                    s.push_str(&" ".repeat(pad));
+                    s.push_str(cell);
+                } else {
+                    s.push_str(cell);
+                    if i + 1 < cells.len() {
+                        s.push_str(&" ".repeat(pad));
+                    }
+                }
+            }
+            let _ = writeln!(out, "{}", s.trim_end());
+        };
+        line(&head.map(String::from));
+        line(&width.map(|w| "-".repeat(w)));
+        for r in &rows {
+            line(r);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mean_ci_and_shares() {
+        let mut s = Summary::default();
+        for (r, o) in [(1.0, "success"), (2.0, "failure"), (3.0, "success"), (4.0, "success")] {
+            s.add("bucket_brigade", "v1", "default", "p", r, 10, o).unwrap();
+        }
+        let c = &s.cells[0];
+        assert_eq!(c.episodes, 4);
+        assert!((c.mean() - 2.5).abs() < 1e-12);
+        // sd = sqrt(5/3), se = sd/2
+        assert!((c.ci95() - 1.96 * (5.0f64 / 3.0).sqrt() / 2.0).abs() < 1e-12);
+        assert!((c.share("success") - 0.75).abs() < 1e-12);
+        let t = s.table();
+        assert!(t.contains("75.0%"), "{t}");
+        assert!(t.contains("success 75.0%, failure 25.0%"), "{t}");
+    }
+
+    #[test]
+    fn refuses_mixed_engine_versions() {
+        let mut s = Summary::default();
+        s.add("trolley", "0.1.0+trolley-rules-1", "a", "p", 1.0, 1, "x").unwrap();
+        assert!(s.add("trolley", "0.1.0+trolley-rules-2", "a", "p", 1.0, 1, "x").is_err());
+        assert!(s.add("deception", "0.1.0+deception-rules-1", "a", "p", 1.0, 1, "x").is_ok());
+    }
+}

@@ -1,0 +1,108 @@
+use super::*;
+
+const GOOD: &str = r#"
+name = "BB archetypes!"
+seeds = { start = 10, count = 25 }
+episodes_per_job = 10
+
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default", "rest_trap?reward_model=reference"]
+[cells.policy_sets]
+firefighters = ["firefighter", "firefighter", "firefighter", "firefighter"]
+random = ["random", "random", "random", "random"]
+"#;
+
+#[test]
+fn expands_in_file_order_with_seed_chunks() {
+    let s = Sweep::parse(GOOD, "good.toml").unwrap();
+    assert!(s.id.starts_with("bb-archetypes--"), "{}", s.id);
+    assert_eq!(s.id.len(), "bb-archetypes--".len() + 12);
+    assert_eq!(s.cells.len(), 4);
+    assert_eq!(s.job_count(), 12); // 4 cells x ceil(25/10)
+    assert_eq!(s.episode_count(), 100);
+    let jobs: Vec<Job> = s.jobs().collect();
+    assert_eq!(jobs.len(), 12);
+    assert_eq!((jobs[0].scenario.as_str(), jobs[0].policy_set.name.as_str()), ("default", "firefighters"));
+    assert_eq!(jobs[2].seeds, SeedRange { start: 30, count: 5 });
+    assert_eq!(jobs[3].policy_set.name, "random");
+    assert_eq!(jobs[6].scenario, "rest_trap?reward_model=reference");
+    for (i, j) in jobs.iter().enumerate() {
+        assert_eq!(j.index, i as u64);
+        assert_eq!(j.sweep, s.id);
+    }
+    // Every seed of every cell exactly once.
+    let seeds: u64 = jobs.iter().map(|j| j.seeds.count).sum();
+    assert_eq!(seeds, 100);
+}
+
+#[test]
+fn id_depends_on_content_only() {
+    let a = Sweep::parse(GOOD, "a.toml").unwrap();
+    let b = Sweep::parse(&GOOD.replace("\n\n", "\n\n# a comment\n"), "b.toml").unwrap();
+    let c = Sweep::parse(&GOOD.replace("count = 25", "count = 26"), "c.toml").unwrap();
+    assert_eq!(a.id, b.id);
+    assert_ne!(a.id, c.id);
+}
+
+fn error_of(text: &str) -> SweepError {
+    Sweep::parse(text, "bad.toml").unwrap_err()
+}
+
+#[test]
+fn syntax_errors_name_the_line() {
+    let e = error_of(&GOOD.replace("episodes_per_job = 10", "episodes_per_job = = 10"));
+    assert_eq!(e.line, Some(4), "{e}");
+}
+
+#[test]
+fn unknown_fields_name_the_line() {
+    let e = error_of(&GOOD.replace("episodes_per_job = 10", "episodes_per_jobs = 10"));
+    assert_eq!(e.line, Some(4), "{e}");
+    assert!(e.to_string().contains("episodes_per_jobs"), "{e}");
+}
+
+#[test]
+fn bad_game_names_line_and_field() {
+    let e = error_of(&GOOD.replace("\"bucket_brigade\"", "\"bucket_brigad\""));
+    assert_eq!(e.line, Some(7));
+    assert_eq!(e.field.as_deref(), Some("cells[0].game"));
+}
+
+#[test]
+fn bad_policy_names_the_seat() {
+    let e = error_of(&GOOD.replace("\"random\", \"random\", \"random\", \"random\"", "\"random\", \"random\", \"randm\", \"random\""));
+    assert_eq!(e.line, Some(12), "{e}");
+    assert_eq!(e.field.as_deref(), Some("cells[0].policy_sets.random[2]"), "{e}");
+}
+
+#[test]
+fn bad_scenario_field_names_the_scenario() {
+    let e = error_of(&GOOD.replace("rest_trap?reward_model=reference", "rest_trap?num_agents=11"));
+    assert_eq!(e.line, Some(9), "{e}");
+    assert_eq!(e.field.as_deref(), Some("cells[0].scenarios[1]"));
+    assert!(e.to_string().contains("scenario.num_agents = 11"), "{e}");
+}
+
+#[test]
+fn duplicate_cells_name_both_lines() {
+    let text = format!(
+        "{GOOD}\n[[cells]]\ngame = \"bucket_brigade\"\nscenarios = [\"default\"]\n[cells.policy_sets]\nrandom = [\"random\", \"random\", \"random\", \"random\"]\n"
+    );
+    let e = error_of(&text);
+    assert_eq!(e.line, Some(18), "{e}");
+    assert!(e.message.contains("line 12"), "{e}");
+}
+
+#[test]
+fn seeds_are_checked() {
+    assert_eq!(error_of(&GOOD.replace("start = 10", "start = -1")).field.as_deref(), Some("seeds.start"));
+    assert_eq!(error_of(&GOOD.replace("count = 25", "count = 0")).field.as_deref(), Some("seeds.count"));
+}
+
+#[test]
+fn slugs_are_subject_safe() {
+    assert_eq!(slug("My Sweep: v2"), "my-sweep--v2");
+    assert_eq!(slug(""), "sweep");
+    assert_eq!(slug(&"x".repeat(99)).len(), 40);
+}
