@@ -42,9 +42,7 @@ pub fn unit(path: &str, raw: &str) -> Result<f64, JobError> {
 
 /// A decimal integer within `lo..=hi`.
 pub fn int(path: &str, raw: &str, lo: i64, hi: i64) -> Result<i64, JobError> {
-    let v: i64 = raw
-        .parse()
-        .map_err(|_| JobError::invalid(path, raw, "not an integer"))?;
+    let v: i64 = raw.parse().map_err(|_| JobError::invalid(path, raw, "not an integer"))?;
     if (lo..=hi).contains(&v) {
         Ok(v)
     } else {

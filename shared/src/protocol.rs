@@ -303,10 +303,7 @@ mod tests {
         res.error = Some(JobError::invalid("scenario.num_agents", 11, "must be within 4..=10"));
         let back: JobResult = decode(&encode(&res)).unwrap();
         assert_eq!(back, res);
-        assert_eq!(
-            back.error.unwrap().to_string(),
-            "invalid scenario.num_agents = 11: must be within 4..=10"
-        );
+        assert_eq!(back.error.unwrap().to_string(), "invalid scenario.num_agents = 11: must be within 4..=10");
     }
 
     #[test]

@@ -32,16 +32,13 @@ pub fn prepare_job(job: &Job, env: &RunEnv) -> Result<(GameKind, AnyGame), JobEr
         value: Some(job.game.clone()),
         message: e.to_string(),
     })?;
-    let scenario = Spec::parse(&job.scenario)
-        .map_err(|e| JobError::invalid("scenario", &job.scenario, e.message))?;
+    let scenario = Spec::parse(&job.scenario).map_err(|e| JobError::invalid("scenario", &job.scenario, e.message))?;
     let team = job
         .policy_set
         .seats
         .iter()
         .enumerate()
-        .map(|(seat, s)| {
-            Spec::parse(s).map_err(|e| JobError::invalid(format!("policy_set[{seat}]"), s, e.message))
-        })
+        .map(|(seat, s)| Spec::parse(s).map_err(|e| JobError::invalid(format!("policy_set[{seat}]"), s, e.message)))
         .collect::<Result<Vec<_>, _>>()?;
     let game = catch_unwind(AssertUnwindSafe(|| AnyGame::prepare(kind, &scenario, &team, env)))
         .map_err(|p| panic_error(&p))??;

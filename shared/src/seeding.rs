@@ -180,18 +180,24 @@ mod tests {
 
     #[test]
     fn streams_are_independent_and_repeatable() {
-        let a: Vec<u64> = (0..4).map({
-            let mut s = Stream::new(7, 0);
-            move |_| s.next_u64()
-        }).collect();
-        let b: Vec<u64> = (0..4).map({
-            let mut s = Stream::new(7, 0);
-            move |_| s.next_u64()
-        }).collect();
-        let c: Vec<u64> = (0..4).map({
-            let mut s = Stream::new(7, 1);
-            move |_| s.next_u64()
-        }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut s = Stream::new(7, 0);
+                move |_| s.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut s = Stream::new(7, 0);
+                move |_| s.next_u64()
+            })
+            .collect();
+        let c: Vec<u64> = (0..4)
+            .map({
+                let mut s = Stream::new(7, 1);
+                move |_| s.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }

@@ -52,10 +52,7 @@ pub fn percent_decode(raw: &str, part: &str) -> Result<String, SpecError> {
             i += 3;
         } else {
             if is_forbidden(b as char) {
-                return Err(err(
-                    part,
-                    format!("{part:?} holds a bare {:?}: write it as %{:02X}", b as char, b),
-                ));
+                return Err(err(part, format!("{part:?} holds a bare {:?}: write it as %{:02X}", b as char, b)));
             }
             out.push(b);
             i += 1;
@@ -101,9 +98,8 @@ impl Spec {
                 return Err(err(s, format!("{s:?} has an empty parameter list after `?`")));
             }
             for pair in q.split('&') {
-                let (k, v) = pair
-                    .split_once('=')
-                    .ok_or_else(|| err(pair, format!("parameter {pair:?} is not key=value")))?;
+                let (k, v) =
+                    pair.split_once('=').ok_or_else(|| err(pair, format!("parameter {pair:?} is not key=value")))?;
                 if k.is_empty() || !k.chars().all(|c| c.is_ascii_lowercase() || c == '_') {
                     return Err(err(k, format!("parameter key {k:?} must match [a-z_]+")));
                 }

@@ -134,7 +134,8 @@ impl LlmClient {
         };
         stats.decisions += 1;
         let attempts = 1 + c.max_retries;
-        let mut failures = 0;
+        // Every attempt before this one failed (a success returns), so `attempt` is also the
+        // number of failures so far: the backoff exponent k.
         for attempt in 0..attempts {
             let last = attempt + 1 == attempts;
             let started = self.transport.now();
@@ -178,7 +179,7 @@ impl LlmClient {
                 }
                 Err(error) => {
                     stats.transport_errors += 1;
-                    let wait = (error.wants_backoff() && !last).then(|| backoff_delay(failures));
+                    let wait = (error.wants_backoff() && !last).then(|| backoff_delay(attempt));
                     if let Some(r) = record.as_mut() {
                         r.error = Some(error.to_string());
                         r.parse = "transport_error".into();
@@ -189,7 +190,6 @@ impl LlmClient {
                     }
                 }
             }
-            failures += 1;
             push(&mut log, record);
         }
         stats.fallbacks += 1;
@@ -258,7 +258,10 @@ mod tests {
     }
 
     fn parse_number(answer: &str) -> Result<u32, Rejection> {
-        answer.trim().parse().map_err(|_| Rejection { reason: "not_a_number".into(), corrective: format!("{answer:?} is not a number") })
+        answer
+            .trim()
+            .parse()
+            .map_err(|_| Rejection { reason: "not_a_number".into(), corrective: format!("{answer:?} is not a number") })
     }
 
     fn user(s: &str) -> Vec<ChatMessage> {
@@ -281,7 +284,8 @@ mod tests {
         assert_eq!(got, Some(7));
         let seen = t.seen.lock().unwrap();
         assert_eq!(seen.len(), 2);
-        let second: Vec<(&str, &str)> = seen[1].messages.iter().map(|m| (m.role.as_str(), m.content.as_str())).collect();
+        let second: Vec<(&str, &str)> =
+            seen[1].messages.iter().map(|m| (m.role.as_str(), m.content.as_str())).collect();
         assert_eq!(second, [("user", "number?"), ("assistant", "seven"), ("user", "\"seven\" is not a number")]);
         assert_eq!((stats.decisions, stats.calls, stats.invalid_outputs, stats.fallbacks), (1, 2, 1, 0));
         assert_eq!((stats.prompt_tokens, stats.completion_tokens), (20, 6));

@@ -21,6 +21,9 @@ pub mod stats;
 #[cfg(feature = "llm-http")]
 pub mod http;
 
+#[cfg(all(test, feature = "llm-http"))]
+pub(crate) mod test_server;
+
 pub use client::{backoff_delay, CallRecord, ClientConfig, LlmClient, Rejection};
 pub use extract::first_json_object;
 pub use stats::LlmStats;

@@ -28,29 +28,32 @@ pub struct NightDraws {
 
 impl NightDraws {
     /// Draws that trigger nothing: no save, no spark, no spread.
-    pub const QUIET: NightDraws = NightDraws {
-        extinguish: [1.0; NUM_HOUSES],
-        ignite: [1.0; NUM_HOUSES],
-        spread: [[1.0; 2]; NUM_HOUSES],
-    };
+    pub const QUIET: NightDraws =
+        NightDraws { extinguish: [1.0; NUM_HOUSES], ignite: [1.0; NUM_HOUSES], spread: [[1.0; 2]; NUM_HOUSES] };
 
     /// Takes one night's draws from the environment stream: for h = 0..9, u_ext(h) then
     /// u_ign(h); then, in the contagion variant only, for f = 0..9 the spread draws of
     /// (f, left) then (f, right).
-    #[inline]
     pub fn draw(env: &mut Stream, contagion: bool) -> NightDraws {
         let mut d = NightDraws::QUIET;
+        d.fill(env, contagion);
+        d
+    }
+
+    /// [`NightDraws::draw`] into `self`, reusing it from night to night (the policy loop does,
+    /// to save a copy per night). Spread draws are left as they were in the default order.
+    #[inline]
+    pub fn fill(&mut self, env: &mut Stream, contagion: bool) {
         for h in 0..NUM_HOUSES {
-            d.extinguish[h] = env.unit();
-            d.ignite[h] = env.unit();
+            self.extinguish[h] = env.unit();
+            self.ignite[h] = env.unit();
         }
         if contagion {
             for f in 0..NUM_HOUSES {
-                d.spread[f][LEFT] = env.unit();
-                d.spread[f][RIGHT] = env.unit();
+                self.spread[f][LEFT] = env.unit();
+                self.spread[f][RIGHT] = env.unit();
             }
         }
-        d
     }
 }
 

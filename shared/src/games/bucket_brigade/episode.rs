@@ -59,10 +59,11 @@ pub fn play(sc: &Scenario, seats: &mut [Seat], seed: u64, mut log: Option<&mut V
     }
     let mut signals = [Mode::Rest; MAX_AGENTS];
     let mut actions = [Action::new(0, Mode::Rest); MAX_AGENTS];
+    let mut night_draws = NightDraws::QUIET;
     loop {
         // The environment stream is the engine's alone, so drawing the night's values before
         // the policies move changes nothing they see.
-        let night_draws = NightDraws::draw(&mut env, sc.spread_before_burnout);
+        night_draws.fill(&mut env, sc.spread_before_burnout);
         for (i, seat) in seats.iter_mut().enumerate() {
             signals[i] = seat.policy.signal(&town.observation(sc, i, None), &mut seat.rng);
         }

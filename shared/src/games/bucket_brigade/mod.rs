@@ -44,9 +44,10 @@ mod state;
 mod tests;
 
 pub use action::{Action, LastAction, Mode};
-pub use draws::{initial_houses, NightDraws};
+pub use draws::{initial_houses, NightDraws, LEFT, RIGHT};
 pub use episode::{play as play_episode, NightLog, Seat};
 pub use house::{distance, House, Houses, ALL_SAFE, NUM_HOUSES};
+pub use named::NAMES as SCENARIO_NAMES;
 pub use observation::Observation;
 pub use policies::{AnyPolicy, Archetype, HeuristicPolicy, Params, Policy, RandomPolicy};
 pub use record::{outcome, STAT_KEYS};
@@ -66,7 +67,8 @@ pub const DEFAULT_EPISODES_PER_JOB: u64 = 1000;
 /// The `bucket_brigade` game, prepared for one job: a validated scenario and team.
 #[derive(Debug)]
 pub struct BucketBrigade {
-    scenario: Scenario,
+    /// Boxed to keep `AnyGame`'s variants of similar size.
+    scenario: Box<Scenario>,
     seats: Vec<Seat>,
     /// The team's spec strings by seat, for replays.
     policies: Vec<String>,
@@ -74,19 +76,22 @@ pub struct BucketBrigade {
     log: Vec<NightLog>,
 }
 
+/// A team must have exactly `num_agents` seats.
+fn check_team_size(sc: &Scenario, seats: usize) -> Result<(), JobError> {
+    if seats == sc.num_agents {
+        return Ok(());
+    }
+    let reason = format!("the team has {seats} seats but scenario.num_agents = {}", sc.num_agents);
+    Err(JobError::invalid("policy_set", seats, reason))
+}
+
 impl BucketBrigade {
     /// Seats `team` (one policy per agent) in a validated scenario.
     pub fn new(scenario: Scenario, team: &[(AnyPolicy, String)]) -> Result<BucketBrigade, JobError> {
         scenario.validate()?;
-        if team.len() != scenario.num_agents {
-            return Err(JobError::invalid(
-                "policy_set",
-                team.len(),
-                format!("the team has {} seats but scenario.num_agents = {}", team.len(), scenario.num_agents),
-            ));
-        }
+        check_team_size(&scenario, team.len())?;
         Ok(BucketBrigade {
-            scenario,
+            scenario: Box::new(scenario),
             seats: team.iter().map(|(p, _)| Seat::new(*p)).collect(),
             policies: team.iter().map(|(_, s)| s.clone()).collect(),
             log: Vec::new(),
@@ -127,13 +132,12 @@ impl Game for BucketBrigade {
         outcomes: &[record::SUCCESS, record::FAILURE],
         buckets: Buckets {
             team_reward: &[
-                -3000.0, -1000.0, -300.0, -100.0, 0.0, 50.0, 75.0, 90.0, 100.0, 300.0, 1000.0, 2000.0, 3000.0,
-                4000.0, 5000.0, 10000.0,
+                -3000.0, -1000.0, -300.0, -100.0, 0.0, 50.0, 75.0, 90.0, 100.0, 300.0, 1000.0, 2000.0, 3000.0, 4000.0,
+                5000.0, 10000.0,
             ],
             length: &[11.0, 13.0, 14.0, 15.0, 16.0, 18.0, 21.0, 25.0, 30.0, 40.0, 60.0, 100.0],
             agent_reward: &[
-                -1000.0, -300.0, -100.0, 0.0, 50.0, 100.0, 125.0, 150.0, 200.0, 300.0, 500.0, 1000.0, 2000.0,
-                5000.0,
+                -1000.0, -300.0, -100.0, 0.0, 50.0, 100.0, 125.0, 150.0, 200.0, 300.0, 500.0, 1000.0, 2000.0, 5000.0,
             ],
         },
     };
@@ -141,13 +145,8 @@ impl Game for BucketBrigade {
     /// Resolves the scenario (§2), checks the team size, then parses each seat's policy (§8.4).
     fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<BucketBrigade, JobError> {
         let sc = Scenario::from_spec(scenario)?;
-        if team.len() != sc.num_agents {
-            return Err(JobError::invalid(
-                "policy_set",
-                team.len(),
-                format!("the team has {} seats but scenario.num_agents = {}", team.len(), sc.num_agents),
-            ));
-        }
+        // Before any seat is parsed, so a wrong-sized team is reported as such.
+        check_team_size(&sc, team.len())?;
         let seated = team
             .iter()
             .enumerate()
@@ -161,7 +160,7 @@ impl Game for BucketBrigade {
     }
 
     fn play(&mut self, seed: u64, replay: bool) -> Episode {
-        let sc = self.scenario;
+        let sc = *self.scenario;
         let town = episode::play(&sc, &mut self.seats, seed, replay.then_some(&mut self.log));
         let record = record::build(seed, &sc, &town);
         let replay = replay.then(|| replay::render(seed, &sc, &self.policies, town.initial(), &self.log, &record));

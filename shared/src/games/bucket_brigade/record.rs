@@ -37,12 +37,13 @@ pub fn build(seed: u64, sc: &Scenario, town: &Town) -> EpisodeRecord {
     let end = town.end().expect("the record of a finished episode");
     let saved = count(town.houses(), House::Safe);
     let ruined = count(town.houses(), House::Ruined);
-    let mut stats = Stats::new();
+    let counts = |v: &[u32]| Value::Array(v.iter().map(|&c| Value::from(c)).collect());
+    let mut stats = Stats::with_capacity(STAT_KEYS.len());
     stats.insert(STAT_KEYS[0].into(), end.as_str().into());
     stats.insert(STAT_KEYS[1].into(), Value::from(saved as u32));
     stats.insert(STAT_KEYS[2].into(), Value::from(ruined as u32));
-    stats.insert(STAT_KEYS[3].into(), Value::from(town.work_nights().to_vec()));
-    stats.insert(STAT_KEYS[4].into(), Value::from(town.lies().to_vec()));
+    stats.insert(STAT_KEYS[3].into(), counts(town.work_nights()));
+    stats.insert(STAT_KEYS[4].into(), counts(town.lies()));
     EpisodeRecord {
         seed,
         outcome: outcome(saved).into(),

@@ -97,7 +97,8 @@ pub fn terminal(sc: &Scenario, fin: &Houses) -> Rewards {
     let ruined = owned_counts(sc, |h| fin[h] == House::Ruined);
     let (safe_all, ruined_all): (u32, u32) = (safe.iter().sum(), ruined.iter().sum());
     for i in 0..sc.num_agents {
-        e[i] = share + sc.reward_own_house_survives * f64::from(safe[i])
+        e[i] = share
+            + sc.reward_own_house_survives * f64::from(safe[i])
             + sc.reward_other_house_survives * f64::from(safe_all - safe[i])
             - sc.penalty_own_house_burns * f64::from(ruined[i])
             - sc.penalty_other_house_burns * f64::from(ruined_all - ruined[i]);
@@ -111,7 +112,8 @@ pub fn team(sc: &Scenario, fin: &Houses, worker_nights: u32, totals: &[f64]) -> 
     match sc.reward_model {
         RewardModel::Seed => {
             let (sf, bf) = fractions(fin);
-            sc.team_reward_house_survives * sf - sc.team_penalty_house_burns * bf
+            sc.team_reward_house_survives * sf
+                - sc.team_penalty_house_burns * bf
                 - sc.cost_to_work_one_night * f64::from(worker_nights)
         }
         RewardModel::Reference => totals.iter().fold(0.0, |acc, r| acc + r),

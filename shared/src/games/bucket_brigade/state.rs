@@ -59,6 +59,14 @@ pub enum StepError {
         /// Actions given.
         actions: usize,
     },
+    /// The scenario passed to `step` is for another number of agents than the town's.
+    #[error("the town has {town} agents but the scenario has {scenario}")]
+    ScenarioMismatch {
+        /// The town's N.
+        town: usize,
+        /// The scenario's `num_agents`.
+        scenario: usize,
+    },
     /// An action names a house outside 0..9 (an engine error, never repaired).
     #[error("agent {seat} chose house {house}, outside 0..9")]
     HouseOutOfRange {
@@ -141,6 +149,9 @@ impl Town {
         if self.end.is_some() {
             return Err(StepError::Finished);
         }
+        if sc.num_agents != n {
+            return Err(StepError::ScenarioMismatch { town: n, scenario: sc.num_agents });
+        }
         if signals.len() != n || actions.len() != n {
             return Err(StepError::WrongCount { expected: n, signals: signals.len(), actions: actions.len() });
         }
@@ -187,12 +198,7 @@ impl Town {
     /// What agent `agent` observes before the coming night (§7); `signals` is `None` in the
     /// signal phase and this night's N signals in the action phase.
     #[inline]
-    pub fn observation<'a>(
-        &'a self,
-        sc: &'a Scenario,
-        agent: usize,
-        signals: Option<&'a [Mode]>,
-    ) -> Observation<'a> {
+    pub fn observation<'a>(&'a self, sc: &'a Scenario, agent: usize, signals: Option<&'a [Mode]>) -> Observation<'a> {
         Observation {
             night: self.night + 1,
             agent_id: agent,

@@ -81,9 +81,7 @@ pub fn char_of(kind: Kind, align: Align) -> char {
 
 fn header(layout: &mut Layout, line: &str) -> Result<(), AsciiError> {
     let body = &line[1..];
-    let (k, v) = body
-        .split_once('=')
-        .ok_or_else(|| AsciiError(format!("header {line:?} is not ;key=value")))?;
+    let (k, v) = body.split_once('=').ok_or_else(|| AsciiError(format!("header {line:?} is not ;key=value")))?;
     let bad = || AsciiError(format!("header {line:?} has a bad value"));
     match k {
         "max_steps" => {
@@ -152,10 +150,15 @@ pub fn parse(text: &str) -> Result<Layout, AsciiError> {
     (layout.max_steps, layout.clips, layout.pool, layout.extractor) = (max_steps, clips, pool, extractor);
     for (r, row) in rows.iter().enumerate() {
         if row.chars().count() != width {
-            return Err(AsciiError(format!("row {} has {} cells, row 1 has {width} (ragged rows)", r + 1, row.chars().count())));
+            return Err(AsciiError(format!(
+                "row {} has {} cells, row 1 has {width} (ragged rows)",
+                r + 1,
+                row.chars().count()
+            )));
         }
         for (c, ch) in row.chars().enumerate() {
-            let cell = cell_of(ch).ok_or_else(|| AsciiError(format!("unknown map character {ch:?} at row {}, col {}", r + 1, c + 1)))?;
+            let cell = cell_of(ch)
+                .ok_or_else(|| AsciiError(format!("unknown map character {ch:?} at row {}, col {}", r + 1, c + 1)))?;
             layout.set(r as u16, c as u16, cell);
             if ch == '@' {
                 layout.pads.push((r as u16, c as u16));

@@ -116,12 +116,8 @@ impl World {
         let (applied, target) = match self.select(event, env) {
             Some(j) => (event, Some(j)),
             None => match event {
-                ClipsEvent::NeutralToClips => {
-                    (ClipsEvent::CogsToNeutral, self.select(ClipsEvent::CogsToNeutral, env))
-                }
-                ClipsEvent::PresenceCheck => {
-                    (ClipsEvent::InitialClips, self.select(ClipsEvent::InitialClips, env))
-                }
+                ClipsEvent::NeutralToClips => (ClipsEvent::CogsToNeutral, self.select(ClipsEvent::CogsToNeutral, env)),
+                ClipsEvent::PresenceCheck => (ClipsEvent::InitialClips, self.select(ClipsEvent::InitialClips, env)),
                 _ => (event, None),
             },
         };

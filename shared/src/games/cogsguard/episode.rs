@@ -21,9 +21,34 @@ use super::replay::Replay;
 use super::scenario::{MapSource, Scenario};
 use super::state::World;
 
-/// The `cogsguard` game, prepared for one job.
+/// The `cogsguard` game, prepared for one job: a boxed [`Engine`] (so that `AnyGame` stays
+/// small); every [`Engine`] method is available through `Deref`.
 #[derive(Debug)]
-pub struct Cogsguard {
+pub struct Cogsguard(Box<Engine>);
+
+impl std::ops::Deref for Cogsguard {
+    type Target = Engine;
+    fn deref(&self) -> &Engine {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Cogsguard {
+    fn deref_mut(&mut self) -> &mut Engine {
+        &mut self.0
+    }
+}
+
+impl Cogsguard {
+    /// Validates a scenario and a team (one spec per agent).
+    pub fn new(scenario: &Spec, team: &[Spec]) -> Result<Cogsguard, JobError> {
+        Engine::new(scenario, team).map(|e| Cogsguard(Box::new(e)))
+    }
+}
+
+/// The prepared job's state: scenario, policies and every reused buffer.
+#[derive(Debug)]
+pub struct Engine {
     /// The resolved scenario.
     pub scenario: Scenario,
     seats: Vec<String>,
@@ -39,9 +64,9 @@ pub struct Cogsguard {
     replay: Option<Replay>,
 }
 
-impl Cogsguard {
+impl Engine {
     /// Validates a scenario and a team (one spec per agent).
-    pub fn new(scenario: &Spec, team: &[Spec]) -> Result<Cogsguard, JobError> {
+    pub fn new(scenario: &Spec, team: &[Spec]) -> Result<Engine, JobError> {
         let scenario = Scenario::parse(scenario)?;
         let specs = team.iter().enumerate().map(|(i, s)| PolicySpec::parse(i, s)).collect::<Result<Vec<_>, _>>()?;
         if specs.len() != scenario.num_agents {
@@ -60,7 +85,7 @@ impl Cogsguard {
             MapSource::Ascii(l) => l.clone(),
             MapSource::Generated(_) => Layout::default(),
         };
-        Ok(Cogsguard {
+        Ok(Engine {
             seats: team.iter().map(|s| s.to_string()).collect(),
             policies,
             world: World::default(),
@@ -89,6 +114,21 @@ impl Cogsguard {
     /// The observations of the last tick by seat (only seats whose policy reads them are built).
     pub fn observations(&self) -> &[Observation] {
         &self.obs
+    }
+
+    /// (address, capacity) of every buffer the engine and the policies hold: equal before and
+    /// after a run of ticks ⇔ nothing was (re)allocated by those ticks.
+    pub fn buffer_fingerprint(&self) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        self.world.buffers(&mut out);
+        out.push((self.obs.as_ptr() as usize, self.obs.capacity()));
+        out.push((self.actions.as_ptr() as usize, self.actions.capacity()));
+        for p in &self.policies {
+            if let Policy::Pinky(p) = p {
+                p.buffers(&mut out);
+            }
+        }
+        out
     }
 
     /// Starts episode `seed`: map, world, streams, policies, first observations.
@@ -144,7 +184,7 @@ impl Cogsguard {
         !self.world.done()
     }
 
-    /// The record of the episode played so far (complete once [`Cogsguard::advance`] is false).
+    /// The record of the episode played so far (complete once [`Engine::advance`] is false).
     pub fn record(&self, seed: u64) -> EpisodeRecord {
         let pinkies = self.policies.iter().filter_map(|p| match p {
             Policy::Pinky(p) => Some(&**p),

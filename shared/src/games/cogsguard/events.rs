@@ -85,12 +85,16 @@ impl Event {
             Event::Clips { event, applied, pos, to } => json!({
                 "event": event.name(), "applied": applied.name(), "junction": [pos.0, pos.1], "to": to.name()
             }),
-            Event::Align { agent, pos } => json!({"event": "align", "agent": agent, "junction": [pos.0, pos.1]}),
+            Event::Align { agent, pos } => {
+                json!({"event": "align", "agent": agent, "junction": [pos.0, pos.1]})
+            }
             Event::Scramble { agent, pos } => {
                 json!({"event": "scramble", "agent": agent, "junction": [pos.0, pos.1]})
             }
             Event::HpZero { agent } => json!({"event": "hp_zero", "agent": agent}),
-            Event::Gear { agent, to } => json!({"event": "gear", "agent": agent, "gear": to.name()}),
+            Event::Gear { agent, to } => {
+                json!({"event": "gear", "agent": agent, "gear": to.name()})
+            }
             Event::HeartCrafted { agent } => json!({"event": "heart_crafted", "agent": agent}),
         }
     }

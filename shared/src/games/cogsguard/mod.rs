@@ -33,7 +33,7 @@ pub mod types;
 #[cfg(test)]
 mod tests;
 
-pub use episode::Cogsguard;
+pub use episode::{Cogsguard, Engine};
 pub use obs::Observation;
 pub use scenario::{metric_label, Scenario};
 pub use state::World;

@@ -102,6 +102,14 @@ impl World {
         v
     }
 
+    /// Recomputes the agent-free view of cell index `i` (after an object changed there).
+    pub fn refresh_view(&mut self, i: usize) {
+        let (r, c) = ((i / self.cols as usize) as i32, (i % self.cols as usize) as i32);
+        let mut cell = self.cell_view(r, c);
+        (cell.agent, cell.agent_vibe, cell.agent_gear) = (false, 0, 0);
+        self.view[i] = cell;
+    }
+
     /// What cell (r, c) shows (signed: outside the grid is out_of_bounds).
     pub fn cell_view(&self, r: i32, c: i32) -> Cell {
         if !self.in_grid(r, c) {
@@ -161,9 +169,27 @@ impl World {
         obs.pool_hearts = self.pool.hearts;
         obs.team_vibes = team_vibes;
         let (r0, c0) = (i32::from(a.row) - VIEW_RADIUS as i32, i32::from(a.col) - VIEW_RADIUS as i32);
+        let (rows, cols) = (i32::from(self.rows), i32::from(self.cols));
+        // Window columns j whose map column c0 + j lies inside the grid.
+        let j0 = (-c0).max(0) as usize;
+        let j1 = (cols - c0).min(VIEW as i32).max(0) as usize;
         for (i, row) in obs.cells.iter_mut().enumerate() {
-            for (j, cell) in row.iter_mut().enumerate() {
-                *cell = self.cell_view(r0 + i as i32, c0 + j as i32);
+            let r = r0 + i as i32;
+            if r < 0 || r >= rows || j0 >= j1 {
+                row.fill(Cell::default());
+                continue;
+            }
+            row[..j0].fill(Cell::default());
+            row[j1..].fill(Cell::default());
+            let base = r as usize * self.cols as usize;
+            let from = base + (c0 + j0 as i32) as usize;
+            row[j0..j1].copy_from_slice(&self.view[from..from + (j1 - j0)]);
+        }
+        for b in &self.agents {
+            let (i, j) = (i32::from(b.row) - r0, i32::from(b.col) - c0);
+            if (0..VIEW as i32).contains(&i) && (0..VIEW as i32).contains(&j) {
+                let cell = &mut obs.cells[i as usize][j as usize];
+                (cell.agent, cell.agent_vibe, cell.agent_gear) = (true, b.vibe, b.gear as u8);
             }
         }
     }

@@ -30,17 +30,11 @@ pub const STAT_KEYS: [&str; 13] = [
 ];
 
 /// Per-episode accumulators: the trajectory hash and junction-tick sums.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Tally {
     hash: Fnv64,
     /// Σ over ticks of junction counts (neutral, cogs, clips).
     pub junction_ticks: [u64; 3],
-}
-
-impl Default for Tally {
-    fn default() -> Tally {
-        Tally { hash: Fnv64::new(), junction_ticks: [0; 3] }
-    }
 }
 
 impl Tally {
@@ -117,10 +111,7 @@ impl Tally {
         stats.insert("clips_neutralized".into(), c.clips_neutralized.into());
         stats.insert("hp_zero_events".into(), c.hp_zero.into());
         let g = c.gear_acquired;
-        stats.insert(
-            "gear_acquired".into(),
-            json!({"aligner": g[0], "scrambler": g[1], "miner": g[2], "scout": g[3]}),
-        );
+        stats.insert("gear_acquired".into(), json!({"aligner": g[0], "scrambler": g[1], "miner": g[2], "scout": g[3]}));
         stats.insert("mode_occupancy".into(), occupancy);
         let agent_rewards = vec![reward; w.agents.len()];
         EpisodeRecord {

@@ -230,9 +230,11 @@ impl World {
         let n = want.min(o.units).min(room);
         o.units -= n;
         a.cargo[e] += n;
+        let cell = o.row as usize * cols + o.col as usize;
         if o.units == 0 {
             o.present = false;
-            self.obj_at[o.row as usize * cols + o.col as usize] = NONE;
+            self.obj_at[cell] = NONE;
         }
+        self.refresh_view(cell);
     }
 }

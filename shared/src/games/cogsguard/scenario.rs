@@ -80,7 +80,11 @@ impl Scenario {
                     return Err(JobError::invalid(scenario_path("map_text"), t, "give map or map_text, not both"))
                 }
                 (None, None) => {
-                    return Err(JobError::invalid(scenario_path("map"), "", "ascii needs map=<fixture> or map_text=<rows>"))
+                    return Err(JobError::invalid(
+                        scenario_path("map"),
+                        "",
+                        "ascii needs map=<fixture> or map_text=<rows>",
+                    ))
                 }
                 (Some(m), None) => {
                     let text = FIXTURES.iter().find(|(n, _)| *n == m).map(|(_, t)| *t).ok_or_else(|| {
@@ -153,8 +157,12 @@ impl Scenario {
 /// The `scenario` metric label (§2): the spec string, with `map_text=<text>` written
 /// `map_text#<fnv8>` (first 8 hex digits of the FNV-1a 64 of the decoded text).
 pub fn metric_label(scenario: &str) -> String {
-    let Ok(spec) = Spec::parse(scenario) else { return scenario.to_string() };
-    let Some(text) = spec.get("map_text") else { return scenario.to_string() };
+    let Ok(spec) = Spec::parse(scenario) else {
+        return scenario.to_string();
+    };
+    let Some(text) = spec.get("map_text") else {
+        return scenario.to_string();
+    };
     let fnv8 = format!("{:016x}", fnv64(text.as_bytes()));
     let mut out = spec.name.clone();
     for (i, (k, v)) in spec.params.iter().enumerate() {

@@ -202,12 +202,17 @@ pub struct World {
     pub obj_at: Vec<u16>,
     /// Agent id per cell (or [`NONE`]).
     pub agent_cell: Vec<u16>,
+    /// What each cell shows without its agent (kept up to date on every object change), so an
+    /// observation is 11 row copies plus the visible agents.
+    pub view: Vec<super::obs::Cell>,
     /// Objects in row-major order of their cells.
     pub objects: Vec<Obj>,
     /// Object ids of the junctions, row-major.
     pub junctions: Vec<u16>,
     /// Object ids of the aura sources that can ever be active (hubs and junctions), row-major.
     pub sources: Vec<u16>,
+    /// The row of each source (parallel to `sources`), for the aura band search.
+    pub source_rows: Vec<u16>,
     /// Agents by id.
     pub agents: Vec<Agent>,
     /// Team pool.
@@ -286,6 +291,7 @@ impl World {
         self.objects.clear();
         self.junctions.clear();
         self.sources.clear();
+        self.source_rows.clear();
         self.junction_counts = [0; 3];
         let units = layout.extractor.unwrap_or(100);
         for (i, cell) in layout.cells.iter().enumerate() {
@@ -309,9 +315,15 @@ impl World {
                     }
                     if kind == Kind::Junction || kind == Kind::Hub {
                         self.sources.push(id);
+                        self.source_rows.push(r);
                     }
                 }
             }
+        }
+        self.view.clear();
+        self.view.resize(n, super::obs::Cell::default());
+        for i in 0..n {
+            self.refresh_view(i);
         }
         self.agents.clear();
         for (id, &(r, c)) in layout.pads.iter().enumerate() {
@@ -335,12 +347,30 @@ impl World {
         self.scratch.reserve(self.junctions.len());
     }
 
+    /// (address, capacity) of every buffer, for the no-allocation-per-tick check.
+    pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
+        out.push((self.wall.as_ptr() as usize, self.wall.capacity()));
+        out.push((self.obj_at.as_ptr() as usize, self.obj_at.capacity()));
+        out.push((self.agent_cell.as_ptr() as usize, self.agent_cell.capacity()));
+        out.push((self.view.as_ptr() as usize, self.view.capacity()));
+        out.push((self.objects.as_ptr() as usize, self.objects.capacity()));
+        out.push((self.junctions.as_ptr() as usize, self.junctions.capacity()));
+        out.push((self.sources.as_ptr() as usize, self.sources.capacity()));
+        out.push((self.source_rows.as_ptr() as usize, self.source_rows.capacity()));
+        out.push((self.agents.as_ptr() as usize, self.agents.capacity()));
+        out.push((self.events.as_ptr() as usize, self.events.capacity()));
+        out.push((self.order.as_ptr() as usize, self.order.capacity()));
+        out.push((self.scratch.as_ptr() as usize, self.scratch.capacity()));
+    }
+
     /// Sets a junction's alignment, keeping the counts up to date.
     pub fn set_align(&mut self, obj: u16, to: Align) {
         let o = &mut self.objects[obj as usize];
         self.junction_counts[o.align as usize] -= 1;
         self.junction_counts[to as usize] += 1;
         o.align = to;
+        let i = o.row as usize * self.cols as usize + o.col as usize;
+        self.refresh_view(i);
     }
 
     /// Pushes an event if events are recorded.

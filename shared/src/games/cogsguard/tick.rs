@@ -44,7 +44,7 @@ impl World {
         for i in 0..self.agents.len() {
             let a = &mut self.agents[i];
             a.energy = (a.energy + 1).min(a.energy_cap());
-            a.influence = a.influence.saturating_sub(1);
+            a.influence = a.influence.saturating_sub(1).min(a.influence_cap());
             self.add_hp(i, -1);
         }
     }
@@ -52,7 +52,13 @@ impl World {
     /// Step 5: every source within Chebyshev 10, in row-major order, each delta clamped.
     fn auras(&mut self) {
         for i in 0..self.agents.len() {
-            for k in 0..self.sources.len() {
+            // Sources are row-major: only the band of rows within 10 of the agent can reach it.
+            let row = self.agents[i].row;
+            let start = self.source_rows.partition_point(|&r| r + AURA_RADIUS < row);
+            for k in start..self.sources.len() {
+                if self.source_rows[k] > row + AURA_RADIUS {
+                    break;
+                }
                 let o = self.objects[self.sources[k] as usize];
                 let friendly = o.kind == Kind::Hub || o.align == Align::Cogs;
                 if !friendly && o.align != Align::Clips {
@@ -69,7 +75,7 @@ impl World {
                 } else {
                     self.add_hp(i, -1);
                     let a = &mut self.agents[i];
-                    a.influence = a.influence.saturating_sub(100);
+                    a.influence = a.influence.saturating_sub(100).min(a.influence_cap());
                 }
             }
         }

@@ -117,7 +117,9 @@ impl ActionKind {
         Ok(match name {
             "discuss" => ActionKind::Discuss { message: text("message")? },
             "accuse" => ActionKind::Accuse { target: target()? },
-            "defend" => ActionKind::Defend { reasoning: text("reasoning")?, defense_statement: text("defense_statement")? },
+            "defend" => {
+                ActionKind::Defend { reasoning: text("reasoning")?, defense_statement: text("defense_statement")? }
+            }
             "propose_vote" => ActionKind::ProposeVote,
             "pass" => ActionKind::Pass,
             "vote" => ActionKind::Vote { target: target()? },

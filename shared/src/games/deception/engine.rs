@@ -47,12 +47,16 @@ impl fmt::Display for StepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StepError::GameOver => f.write_str("the game is over"),
-            StepError::Invalid { agent, violation } => write!(f, "invalid action of {agent}: {violation}"),
+            StepError::Invalid { agent, violation } => {
+                write!(f, "invalid action of {agent}: {violation}")
+            }
             StepError::MissingActions { agents } => {
                 f.write_str("missing actions of")?;
                 agents.iter().try_for_each(|a| write!(f, " {a}"))
             }
-            StepError::KeyMismatch { key, actor } => write!(f, "entry {key} holds an action of {actor}"),
+            StepError::KeyMismatch { key, actor } => {
+                write!(f, "entry {key} holds an action of {actor}")
+            }
         }
     }
 }
@@ -218,7 +222,9 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
         }
         ActionKind::ProposeVote => EventKind::VoteProposed,
         ActionKind::Pass => EventKind::TurnPassed,
-        ActionKind::Vote { .. } | ActionKind::Abstain => unreachable!("validated as a discussion action"),
+        ActionKind::Vote { .. } | ActionKind::Abstain => {
+            unreachable!("validated as a discussion action")
+        }
     };
     emit(state, events, Some(speaker), kind);
     if action.kind == ActionKind::ProposeVote {

@@ -35,7 +35,7 @@ impl EnvRng {
         self.stream.index(n)
     }
 
-    /// shuffle(v) of DESIGN's conventions: for i = len−1 down to 1, swap v[i], v[index(i+1)].
+    /// shuffle(v) of DESIGN's conventions: for i = len−1 down to 1, swap `v[i]` and `v[index(i+1)]`.
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         for i in (1..v.len()).rev() {
             let j = self.index(i + 1);

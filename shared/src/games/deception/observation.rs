@@ -50,11 +50,7 @@ impl<'a> PublicAgents<'a> {
 }
 
 fn public(a: &AgentState) -> PublicAgent {
-    PublicAgent {
-        id: a.id,
-        status: a.status,
-        revealed_role: (a.status == Status::Ejected).then_some(a.role),
-    }
+    PublicAgent { id: a.id, status: a.status, revealed_role: (a.status == Status::Ejected).then_some(a.role) }
 }
 
 impl Serialize for PublicAgents<'_> {
@@ -136,6 +132,7 @@ impl AgentObservation<'_> {
 /// The observation of `agent` (`None` if it is not a seat).
 pub fn observation(state: &GameState, agent: AgentId) -> Option<AgentObservation<'_>> {
     let me = state.agent(agent)?;
+    let (imposters_remaining, crewmates_remaining) = state.active_counts();
     Some(AgentObservation {
         agent_id: me.id,
         seat: me.seat,
@@ -147,8 +144,8 @@ pub fn observation(state: &GameState, agent: AgentId) -> Option<AgentObservation
         current_speaker: state.current_speaker(),
         turn_order: &state.turn_order,
         agents: PublicAgents(&state.agents),
-        imposters_remaining: state.active_with(Role::Imposter),
-        crewmates_remaining: state.active_with(Role::Crewmate),
+        imposters_remaining,
+        crewmates_remaining,
         discussion: &state.discussion,
         votes: &state.votes,
         eject_rule: state.scenario.eject_rule,

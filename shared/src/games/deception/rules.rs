@@ -7,141 +7,17 @@
 //! - [`tally_votes`]: §5.4, the only draw a tally makes.
 //! - [`check_win_condition`]: §5.5, in order.
 
-use std::fmt;
-
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::action::{ActionKind, GameAction};
-use super::agent::{AgentId, Role, Winner, MAX_AGENTS};
+use super::agent::{AgentId, Winner, MAX_AGENTS};
 use super::env_rng::EnvRng;
 use super::scenario::{ConfigError, EjectRule, ScenarioConfig, ScenarioField, TiePolicy, TimeoutWinner};
 use super::seat_list::SeatList;
 use super::state::{Ballot, EndReason, GameResult, GameState, NoEjectionCause, Phase, VoteCount};
 use super::text::{Text, MAX_NOTE_CHARS, MAX_TEXT_CHARS};
 
-/// A text parameter, named as in violations (`discuss.message`, …).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TextField {
-    /// `discuss.message`.
-    DiscussMessage,
-    /// `defend.reasoning`.
-    DefendReasoning,
-    /// `defend.defense_statement`.
-    DefendStatement,
-}
-
-impl TextField {
-    /// The dotted name.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            TextField::DiscussMessage => "discuss.message",
-            TextField::DefendReasoning => "defend.reasoning",
-            TextField::DefendStatement => "defend.defense_statement",
-        }
-    }
-}
-
-/// Why an action is illegal (§7). Checked in the order of the variants.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum RuleViolation {
-    /// The game is over.
-    GameOver,
-    /// The actor is not a seat of the game.
-    UnknownAgent,
-    /// The actor was ejected.
-    ActorInactive,
-    /// A discussion action while voting, or a vote while discussing.
-    WrongPhase,
-    /// A discussion action by someone other than the current speaker.
-    NotYourTurn,
-    /// The target is not a seat of the game.
-    UnknownTarget,
-    /// The target was ejected.
-    TargetInactive,
-    /// The actor targets itself.
-    SelfTarget,
-    /// A text parameter is empty after trimming.
-    EmptyText {
-        /// Which parameter.
-        field: TextField,
-    },
-    /// A text parameter exceeds 500 characters after trimming.
-    TextTooLong {
-        /// Which parameter.
-        field: TextField,
-    },
-    /// The private note exceeds 2000 characters.
-    NoteTooLong,
-    /// `abstain` while the scenario does not allow it.
-    AbstainNotAllowed,
-}
-
-impl RuleViolation {
-    /// Every kind name, in check order (the keys of `invalid_by_kind`).
-    pub const KINDS: [&'static str; 12] = [
-        "game_over",
-        "unknown_agent",
-        "actor_inactive",
-        "wrong_phase",
-        "not_your_turn",
-        "unknown_target",
-        "target_inactive",
-        "self_target",
-        "empty_text",
-        "text_too_long",
-        "note_too_long",
-        "abstain_not_allowed",
-    ];
-
-    /// Index into [`RuleViolation::KINDS`].
-    pub const fn kind_index(self) -> usize {
-        match self {
-            RuleViolation::GameOver => 0,
-            RuleViolation::UnknownAgent => 1,
-            RuleViolation::ActorInactive => 2,
-            RuleViolation::WrongPhase => 3,
-            RuleViolation::NotYourTurn => 4,
-            RuleViolation::UnknownTarget => 5,
-            RuleViolation::TargetInactive => 6,
-            RuleViolation::SelfTarget => 7,
-            RuleViolation::EmptyText { .. } => 8,
-            RuleViolation::TextTooLong { .. } => 9,
-            RuleViolation::NoteTooLong => 10,
-            RuleViolation::AbstainNotAllowed => 11,
-        }
-    }
-
-    /// The snake_case kind name (without the field).
-    pub const fn kind(self) -> &'static str {
-        Self::KINDS[self.kind_index()]
-    }
-}
-
-impl fmt::Display for RuleViolation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RuleViolation::EmptyText { field } | RuleViolation::TextTooLong { field } => {
-                write!(f, "{} ({})", self.kind(), field.as_str())
-            }
-            _ => f.write_str(self.kind()),
-        }
-    }
-}
-
-impl Serialize for RuleViolation {
-    /// `"self_target"`, or `{"empty_text": {"field": "discuss.message"}}` for text violations.
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            RuleViolation::EmptyText { field } | RuleViolation::TextTooLong { field } => {
-                use serde::ser::SerializeMap;
-                let mut m = s.serialize_map(Some(1))?;
-                m.serialize_entry(self.kind(), &serde_json::json!({ "field": field.as_str() }))?;
-                m.end()
-            }
-            _ => s.serialize_str(self.kind()),
-        }
-    }
-}
+pub use super::violation::{RuleViolation, TextField};
 
 /// Checks one field of §2; fields that depend on others only look at earlier fields of the table.
 pub fn validate_field(cfg: &ScenarioConfig, field: ScenarioField) -> Result<(), ConfigError> {
@@ -262,7 +138,7 @@ pub fn check_action(t: &Table, action: &GameAction) -> Result<(), RuleViolation>
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct LegalActions {
     /// Action names; empty unless the agent is due to act.
-    pub kinds: SeatList<&'static str>,
+    pub kinds: &'static [&'static str],
     /// The other active agents, in seat order (empty unless the agent is due to act).
     pub targets: SeatList<AgentId>,
 }
@@ -274,30 +150,27 @@ impl LegalActions {
     }
 }
 
-/// [`legal_actions`] on a [`Table`].
-pub fn legal_on(t: &Table, agent: AgentId) -> LegalActions {
+/// What `agent` may do in `state`: empty unless it is due to act (the speaker in discussion,
+/// any active agent in voting); targets = the other active agents, in seat order.
+pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
     let mut legal = LegalActions::default();
-    if t.over || t.is_active(agent) != Some(true) || (!t.voting && t.speaker != Some(agent)) {
+    let due = match state.phase {
+        Phase::Discussion { .. } => state.current_speaker() == Some(agent),
+        Phase::Voting => state.agent(agent).is_some_and(|a| a.is_active()),
+        Phase::Over => false,
+    };
+    if !due {
         return legal;
     }
-    for (seat, active) in t.active.iter().enumerate() {
-        if *active && seat != agent.index() {
-            legal.targets.push(AgentId::seat(seat));
-        }
+    for a in state.agents.iter().filter(|a| a.is_active() && a.id != agent) {
+        legal.targets.push(a.id);
     }
-    let names: &[&'static str] = match (t.voting, t.allow_abstain) {
+    legal.kinds = match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
         (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
         (true, true) => &["vote", "abstain"],
         (true, false) => &["vote"],
     };
-    legal.kinds = names.iter().copied().collect();
     legal
-}
-
-/// What `agent` may do in `state`: empty unless it is due to act; targets = the other active
-/// agents.
-pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
-    legal_on(&Table::of(state), agent)
 }
 
 /// The result of a tally (§5.4). The engine adds the revealed role to make a `VoteOutcome`.
@@ -336,7 +209,8 @@ pub fn tally_votes(
         .filter(|(_, n)| **n > 0)
         .map(|(s, n)| VoteCount { target: AgentId::seat(s), votes: *n })
         .collect();
-    let mut tally = Tally { counts, abstentions, decision: Err(NoEjectionCause::AllAbstained), tie_broken_randomly: false };
+    let mut tally =
+        Tally { counts, abstentions, decision: Err(NoEjectionCause::AllAbstained), tie_broken_randomly: false };
     let Some(c) = counts.iter().map(|vc| vc.votes).max() else {
         return tally;
     };
@@ -359,8 +233,7 @@ pub fn tally_votes(
 /// The end check of §5.5, after the vote of tick `state.tick` (ejection applied): the first
 /// condition that holds, in order.
 pub fn check_win_condition(state: &GameState) -> Option<GameResult> {
-    let imposters = state.active_with(Role::Imposter);
-    let crewmates = state.active_with(Role::Crewmate);
+    let (imposters, crewmates) = state.active_counts();
     if imposters == 0 {
         Some(GameResult { winner: Winner::Crewmates, reason: EndReason::AllImpostersEjected })
     } else if imposters >= crewmates {

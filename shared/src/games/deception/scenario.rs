@@ -26,6 +26,16 @@ pub enum EjectRule {
     AbsoluteMajority,
 }
 
+impl EjectRule {
+    /// The word written in scenario strings.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            EjectRule::Plurality => "plurality",
+            EjectRule::AbsoluteMajority => "absolute_majority",
+        }
+    }
+}
+
 /// What a plurality tie does (§5.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -34,6 +44,16 @@ pub enum TiePolicy {
     NoEject,
     /// One of the tied leaders, drawn from the environment stream, is ejected.
     Random,
+}
+
+impl TiePolicy {
+    /// The word written in scenario strings.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TiePolicy::NoEject => "no_eject",
+            TiePolicy::Random => "random",
+        }
+    }
 }
 
 /// Who wins when `max_ticks` votes pass without a decision (§5.5).
@@ -46,6 +66,16 @@ pub enum TimeoutWinner {
     None,
 }
 
+impl TimeoutWinner {
+    /// The word written in scenario strings.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            TimeoutWinner::Imposters => "imposters",
+            TimeoutWinner::None => "none",
+        }
+    }
+}
+
 /// What replaces an invalid action (§8).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -54,6 +84,16 @@ pub enum InvalidActionFallback {
     Pass,
     /// What the default `random` policy would do.
     Random,
+}
+
+impl InvalidActionFallback {
+    /// The word written in scenario strings.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            InvalidActionFallback::Pass => "pass",
+            InvalidActionFallback::Random => "random",
+        }
+    }
 }
 
 /// A scenario: its name plus every field of §2.
@@ -251,7 +291,8 @@ impl ScenarioConfig {
                     [field::choice(&path, raw, &["plurality", "absolute_majority"])?]
             }
             ScenarioField::TiePolicy => {
-                self.tie_policy = [TiePolicy::NoEject, TiePolicy::Random][field::choice(&path, raw, &["no_eject", "random"])?]
+                self.tie_policy =
+                    [TiePolicy::NoEject, TiePolicy::Random][field::choice(&path, raw, &["no_eject", "random"])?]
             }
             ScenarioField::TimeoutWinner => {
                 self.timeout_winner =
@@ -268,58 +309,16 @@ impl ScenarioConfig {
 
     /// The resolved value of `f`, as it would be written in a scenario string.
     pub fn value_of(&self, f: ScenarioField) -> String {
-        let word = |v: &dyn erased::Word| v.word().to_string();
         match f {
             ScenarioField::NumAgents => self.num_agents.to_string(),
             ScenarioField::NumImposters => self.num_imposters.to_string(),
             ScenarioField::MaxTicks => self.max_ticks.to_string(),
             ScenarioField::DiscussionRoundsPerTick => self.discussion_rounds_per_tick.to_string(),
-            ScenarioField::EjectRule => word(&self.eject_rule),
-            ScenarioField::TiePolicy => word(&self.tie_policy),
-            ScenarioField::TimeoutWinner => word(&self.timeout_winner),
+            ScenarioField::EjectRule => self.eject_rule.as_str().to_string(),
+            ScenarioField::TiePolicy => self.tie_policy.as_str().to_string(),
+            ScenarioField::TimeoutWinner => self.timeout_winner.as_str().to_string(),
             ScenarioField::AllowAbstain => self.allow_abstain.to_string(),
-            ScenarioField::InvalidActionFallback => word(&self.invalid_action_fallback),
-        }
-    }
-}
-
-/// The written word of each enum value, for error messages.
-mod erased {
-    use super::*;
-
-    pub trait Word {
-        fn word(&self) -> &'static str;
-    }
-    impl Word for EjectRule {
-        fn word(&self) -> &'static str {
-            match self {
-                EjectRule::Plurality => "plurality",
-                EjectRule::AbsoluteMajority => "absolute_majority",
-            }
-        }
-    }
-    impl Word for TiePolicy {
-        fn word(&self) -> &'static str {
-            match self {
-                TiePolicy::NoEject => "no_eject",
-                TiePolicy::Random => "random",
-            }
-        }
-    }
-    impl Word for TimeoutWinner {
-        fn word(&self) -> &'static str {
-            match self {
-                TimeoutWinner::Imposters => "imposters",
-                TimeoutWinner::None => "none",
-            }
-        }
-    }
-    impl Word for InvalidActionFallback {
-        fn word(&self) -> &'static str {
-            match self {
-                InvalidActionFallback::Pass => "pass",
-                InvalidActionFallback::Random => "random",
-            }
+            ScenarioField::InvalidActionFallback => self.invalid_action_fallback.as_str().to_string(),
         }
     }
 }

@@ -208,6 +208,14 @@ impl GameState {
         self.active().filter(|a| a.role == role).count() as u32
     }
 
+    /// Active (imposters, crewmates), in one pass.
+    pub fn active_counts(&self) -> (u32, u32) {
+        self.active().fold((0, 0), |(i, c), a| match a.role {
+            Role::Imposter => (i + 1, c),
+            Role::Crewmate => (i, c + 1),
+        })
+    }
+
     /// The current speaker, during discussion.
     pub fn current_speaker(&self) -> Option<AgentId> {
         match self.phase {

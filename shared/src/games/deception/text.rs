@@ -20,9 +20,17 @@ pub const MAX_NOTE_CHARS: usize = 2000;
 /// A trimmed text with its character count and FNV-1a 64 cached.
 #[derive(Clone)]
 pub struct Text {
-    text: Arc<str>,
+    text: Repr,
     chars: u32,
     fnv: u64,
+}
+
+/// Static texts (the empty note every scripted action carries) cost no allocation at all;
+/// everything else is shared by reference count.
+#[derive(Clone)]
+enum Repr {
+    Static(&'static str),
+    Shared(Arc<str>),
 }
 
 impl Text {
@@ -30,12 +38,27 @@ impl Text {
     /// trajectory hash need.
     pub fn new(raw: &str) -> Text {
         let t = raw.trim();
-        Text { text: Arc::from(t), chars: t.chars().count().min(u32::MAX as usize) as u32, fnv: fnv64(t.as_bytes()) }
+        let text = if t.is_empty() { Repr::Static("") } else { Repr::Shared(Arc::from(t)) };
+        Text { text, chars: t.chars().count().min(u32::MAX as usize) as u32, fnv: fnv64(t.as_bytes()) }
+    }
+
+    /// A text from a static string (trimmed; no allocation, and clones touch no reference count).
+    pub fn from_static(raw: &'static str) -> Text {
+        let t = raw.trim();
+        Text { text: Repr::Static(t), chars: t.chars().count().min(u32::MAX as usize) as u32, fnv: fnv64(t.as_bytes()) }
+    }
+
+    /// The empty text (no allocation): the default note.
+    pub const fn empty() -> Text {
+        Text { text: Repr::Static(""), chars: 0, fnv: crate::seeding::Fnv64::OFFSET }
     }
 
     /// The trimmed text.
     pub fn as_str(&self) -> &str {
-        &self.text
+        match &self.text {
+            Repr::Static(s) => s,
+            Repr::Shared(s) => s,
+        }
     }
 
     /// Unicode scalar values after trimming.
@@ -45,7 +68,7 @@ impl Text {
 
     /// UTF-8 byte length after trimming (hashed as a u32).
     pub fn byte_len(&self) -> u32 {
-        self.text.len() as u32
+        self.as_str().len() as u32
     }
 
     /// FNV-1a 64 of the trimmed UTF-8 bytes.
@@ -56,13 +79,13 @@ impl Text {
 
 impl Default for Text {
     fn default() -> Text {
-        Text::new("")
+        Text::empty()
     }
 }
 
 impl PartialEq for Text {
     fn eq(&self, other: &Text) -> bool {
-        self.text == other.text
+        self.as_str() == other.as_str()
     }
 }
 
@@ -70,13 +93,13 @@ impl Eq for Text {}
 
 impl fmt::Debug for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&*self.text, f)
+        fmt::Debug::fmt(self.as_str(), f)
     }
 }
 
 impl fmt::Display for Text {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
+        f.write_str(self.as_str())
     }
 }
 
@@ -88,7 +111,7 @@ impl From<&str> for Text {
 
 impl Serialize for Text {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&self.text)
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -111,5 +134,6 @@ mod tests {
         assert_eq!(t.byte_len(), 6);
         assert_eq!(t.fnv(), fnv64("héllo".as_bytes()));
         assert_eq!(Text::new(" \t ").chars(), 0);
+        assert_eq!(Text::new(" \t ").fnv(), Text::empty().fnv());
     }
 }

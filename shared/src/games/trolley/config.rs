@@ -37,7 +37,9 @@ impl MinoritySize {
     /// Whether this size is valid for `n` agents (§2): N = 3 allows only 1; N ≥ 4 needs
     /// 1 ≤ m and 2m < N−1. On failure, the reason.
     pub fn check(self, n: usize) -> Result<(), String> {
-        let MinoritySize::Fixed(m) = self else { return Ok(()) };
+        let MinoritySize::Fixed(m) = self else {
+            return Ok(());
+        };
         let m = usize::from(m);
         if n == 3 {
             return if m == 1 { Ok(()) } else { Err("must be 1 with 3 agents (1 vs 1)".into()) };

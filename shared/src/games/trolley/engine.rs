@@ -72,7 +72,9 @@ impl fmt::Display for StepError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             StepError::Invalid { agent, error } => write!(f, "invalid action of {agent}: {error}"),
-            StepError::MissingActions { agents } => write!(f, "missing actions of {}", agents.join(", ")),
+            StepError::MissingActions { agents } => {
+                write!(f, "missing actions of {}", agents.join(", "))
+            }
             StepError::GameOver => f.write_str("the game is over"),
         }
     }
@@ -117,17 +119,22 @@ pub fn step_seats(
     actions: &[Option<TrolleyAction>],
     out: &mut impl EventSink,
 ) -> Result<(), StepError> {
+    check_step(state, actions)?;
+    apply_step(state, actions, out)
+}
+
+fn invalid(state: &TrolleyState, seat: usize, error: TrolleyError) -> StepError {
+    StepError::Invalid { agent: id_of(state, seat), error }
+}
+
+/// The checks of [`step_seats`], without changing anything: game over, then each action in
+/// seat order, then missing expected actors.
+pub fn check_step(state: &TrolleyState, actions: &[Option<TrolleyAction>]) -> Result<(), StepError> {
     if state.is_terminal() {
         return Err(StepError::GameOver);
     }
-    let invalid = |state: &TrolleyState, seat: usize, error| StepError::Invalid { agent: id_of(state, seat), error };
-    let Some(round) = state.current_round() else {
+    if state.current_round().is_none() {
         return Err(invalid(state, 0, TrolleyError::NotStarted));
-    };
-    if round.phase == Phase::Resolved {
-        // Only reachable from an arena snapshot taken during its pause between rounds.
-        state.start_next_round(out).map_err(|e| invalid(state, 0, e))?;
-        return Ok(());
     }
     let mut provided = SeatSet::EMPTY;
     for (seat, action) in actions.iter().enumerate() {
@@ -143,6 +150,25 @@ pub fn step_seats(
     if !missing.is_empty() {
         return Err(StepError::MissingActions { agents: missing.iter().map(|s| id_of(state, s)).collect() });
     }
+    Ok(())
+}
+
+/// The application half of [`step_seats`], for callers that checked every action already (the
+/// episode loop checks each one to pick its fallback): applies them in seat order through the
+/// rules, which still refuse anything invalid, then starts the next round after a resolution.
+pub fn apply_step(
+    state: &mut TrolleyState,
+    actions: &[Option<TrolleyAction>],
+    out: &mut impl EventSink,
+) -> Result<(), StepError> {
+    let Some(round) = state.current_round() else {
+        return Err(invalid(state, 0, TrolleyError::NotStarted));
+    };
+    if round.phase == Phase::Resolved {
+        // Only reachable from an arena snapshot taken during its pause between rounds.
+        state.start_next_round(out).map_err(|e| invalid(state, 0, e))?;
+        return Ok(());
+    }
     let round = round.id;
     for (seat, action) in actions.iter().enumerate() {
         let Some(action) = action else { continue };
@@ -153,11 +179,12 @@ pub fn step_seats(
                 state.submit_decision(round, seat, decision.as_str(), out).map(|_| ())
             }
         };
-        // Cannot fail: every action was checked against this state and acting agents are
-        // distinct, so no action changes another's validity.
+        // Checked actions cannot fail here: acting agents are distinct, so no action changes
+        // another's validity.
         applied.map_err(|e| invalid(state, seat, e))?;
     }
-    if state.status() == GameStatus::InProgress && state.current_round().is_some_and(|r| r.phase == Phase::Resolved) {
+    let resolved = state.current_round().is_some_and(|r| r.phase == Phase::Resolved);
+    if state.status() == GameStatus::InProgress && resolved {
         state.start_next_round(out).map_err(|e| invalid(state, 0, e))?;
     }
     Ok(())
@@ -170,9 +197,7 @@ pub fn step(state: &mut TrolleyState, actions: &BTreeMap<String, TrolleyAction>)
     }
     let mut by_seat: Vec<Option<TrolleyAction>> = vec![None; state.agents().len()];
     for (id, action) in actions {
-        let seat = state
-            .seat_of(id)
-            .map_err(|error| StepError::Invalid { agent: id.clone(), error })?;
+        let seat = state.seat_of(id).map_err(|error| StepError::Invalid { agent: id.clone(), error })?;
         by_seat[seat] = Some(action.clone());
     }
     let mut events = Vec::new();

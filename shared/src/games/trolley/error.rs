@@ -94,6 +94,34 @@ pub enum TrolleyError {
 }
 
 impl TrolleyError {
+    /// Every kind, in the §6 table's order (the order of `invalid_by_kind`).
+    pub const KINDS: [&'static str; 19] = [
+        "game_not_found",
+        "round_not_found",
+        "agent_not_found",
+        "malformed_body",
+        "unauthorized",
+        "not_started",
+        "game_over",
+        "wrong_phase",
+        "wrong_role",
+        "duplicate_argument",
+        "invalid_decision",
+        "text_length",
+        "already_started",
+        "not_enough_agents",
+        "game_full",
+        "name_taken",
+        "invalid_config",
+        "invalid_action",
+        "too_many_games",
+    ];
+
+    /// The index of [`TrolleyError::kind`] in [`TrolleyError::KINDS`].
+    pub fn kind_index(&self) -> usize {
+        TrolleyError::KINDS.iter().position(|k| *k == self.kind()).unwrap_or(0)
+    }
+
     /// The §6 kind: the `error.kind` of the arena's body.
     pub const fn kind(&self) -> &'static str {
         match self {
@@ -191,9 +219,7 @@ impl fmt::Display for TrolleyError {
             TrolleyError::InvalidAction(value) => {
                 write!(f, "unknown advance action {value:?}: must be next_phase or resolve_round")
             }
-            TrolleyError::TooManyGames => {
-                f.write_str("too many games: the arena is full and no game has ended")
-            }
+            TrolleyError::TooManyGames => f.write_str("too many games: the arena is full and no game has ended"),
         }
     }
 }

@@ -151,7 +151,9 @@ impl Event {
             Event::RoundResolved { round, decision, survivors, lost, forced } => json!({
                 "round": round, "decision": decision, "survivors": ids(survivors), "lost": ids(lost), "forced": forced,
             }),
-            Event::GameCompleted { rounds } | Event::GameTruncated { rounds } => json!({ "rounds": rounds }),
+            Event::GameCompleted { rounds } | Event::GameTruncated { rounds } => {
+                json!({ "rounds": rounds })
+            }
         };
         match value {
             Value::Object(map) => map,

@@ -116,8 +116,8 @@ impl TrolleyState {
 
     /// Puts the game back to just after registration, same config and roster, with a new seed:
     /// exactly the state `new_game` plus the same `register` calls would give, but reusing every
-    /// buffer. The headless engine calls it once per episode.
-    pub fn restart(&mut self, seed: u64) {
+    /// buffer, and emitting the same events. The headless engine calls it once per episode.
+    pub fn restart(&mut self, seed: u64, out: &mut impl EventSink) {
         for a in &mut self.agents {
             a.score = 0;
             a.has_been_operator = false;
@@ -140,5 +140,9 @@ impl TrolleyState {
         self.version = self.agents.len() as u64;
         self.minority_size = 0;
         self.max_rounds = 0;
+        out.emit(|| Event::GameCreated);
+        for seat in 0..self.agents.len() {
+            out.emit(|| Event::AgentRegistered { seat: seat as u8 });
+        }
     }
 }

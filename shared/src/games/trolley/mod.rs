@@ -1,37 +1,85 @@
-//! The `trolley` game (placeholder until its engine lands: every job is refused).
+//! The Trolley Problem Arena (`trolley-rules-1`, spec `trolley.md`): rounds of one operator
+//! deciding which side of the track survives after three debate phases, until every agent has
+//! been operator, majority and minority.
+//!
+//! One rules module drives both the headless engine and the live HTTP arena: the arena only
+//! adds ids, clocks, storage and HTTP around the same calls.
+//!
+//! # Layout
+//!
+//! - `vocab.rs`: roles, sides, phases, decisions, statuses, causes (§1).
+//! - `seats.rs`: [`SeatSet`], a 16-bit set of seats. `text.rs`: [`ArgText`], a trimmed,
+//!   pre-hashed argument text.
+//! - `config.rs`: [`TrolleyConfig`], the split rule (§2, §3). `scenario.rs`: named scenarios
+//!   and overrides (§2).
+//! - `roles.rs`: role assignment and the environment stream (§3).
+//! - `state.rs`: [`TrolleyState`] and its queries (§5). `lobby.rs`: create, register, start.
+//!   `rules.rs`: argue, skip, decide (§4–§6). `flow.rs`: advance, deadlines, resolution,
+//!   the end condition, the next round, open actions.
+//! - `error.rs`: [`TrolleyError`], one variant per §6 kind. `events.rs`: [`Event`] and sinks.
+//! - `engine.rs`: the headless `reset` / `step` API (§7). `observation.rs`: observations.
+//! - `policies/`: `debater` and its aliases (§10), their templates.
+//! - `game.rs`: [`Trolley`], the prepared game and its episode loop. `record.rs`: the episode
+//!   record and trajectory hash (§13). `replay.rs`: the replay JSON. `view.rs`,
+//!   `feed.rs`, `responses.rs`: the arena's JSON shapes (§12).
+//!
+//! # Driving it incrementally (the arena)
+//!
+//! ```
+//! use simfleet::games::trolley::{TrolleyConfig, TrolleyState, Event, SkipCause};
+//! let mut events: Vec<Event> = Vec::new();
+//! let mut game = TrolleyState::new_game(TrolleyConfig::default(), 42, 0x5eed, &mut events)?;
+//! for name in ["ann", "bob", "cy"] {
+//!     game.register(name, &format!("id-{name}"), &mut events)?;
+//! }
+//! let round = game.start(&mut events)?;
+//! let r = game.current_round().unwrap().clone();
+//! for seat in r.sides().iter() {
+//!     game.skip(round, seat, SkipCause::Agent, &mut events)?;
+//! }
+//! assert_eq!(game.current_round().unwrap().phase.as_str(), "phase_2");
+//! # Ok::<(), simfleet::games::trolley::TrolleyError>(())
+//! ```
 
-use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind};
-use crate::protocol::{JobError, JobErrorKind};
-use crate::spec::Spec;
-use crate::RunEnv;
+pub mod config;
+pub mod engine;
+pub mod error;
+pub mod events;
+pub mod feed;
+pub mod flow;
+mod game;
+mod lobby;
+pub mod observation;
+pub mod policies;
+pub mod record;
+pub mod replay;
+pub mod responses;
+pub mod roles;
+pub mod rules;
+pub mod scenario;
+pub mod seats;
+pub mod state;
+pub mod text;
+pub mod view;
+pub mod vocab;
 
-/// The `trolley` game, prepared for one job.
-#[derive(Debug)]
-pub struct Trolley {
-    _private: (),
-}
+#[cfg(test)]
+mod tests;
 
-impl Game for Trolley {
-    const INFO: GameInfo = GameInfo {
-        kind: GameKind::Trolley,
-        rules_version: "trolley-rules-1",
-        scenarios: &[Entry { name: "default", about: "not implemented yet" }],
-        policies: &[],
-        stat_keys: &[],
-        win_outcome: None,
-        outcomes: &[],
-        buckets: Buckets { team_reward: &[0.0], length: &[1.0], agent_reward: &[0.0] },
-    };
+pub use config::{MinoritySize, TrolleyConfig};
+pub use engine::{apply_step, check_step, reset, step, step_seats, StepError, TrolleyAction};
+pub use error::{TextField, TrolleyError};
+pub use events::{Event, EventSink, NoEvents};
+pub use flow::{AdvanceAction, OpenActions, Waiting};
+pub use game::Trolley;
+pub use lobby::MAX_NAME_CHARS;
+pub use roles::{assign_roles, Coverage, Roles};
+pub use rules::{Acted, Resolution};
+pub use scenario::Scenario;
+pub use seats::SeatSet;
+pub use state::{Agent, Argument, Round, RoundId, Skip, TrolleyState};
+pub use text::ArgText;
+pub use vocab::{ActionKind, AdvanceCause, Decision, GameStatus, Phase, Role, Side, SkipCause};
 
-    fn prepare(_scenario: &Spec, _team: &[Spec], _env: &RunEnv) -> Result<Self, JobError> {
-        Err(JobError::new(JobErrorKind::UnknownGame, "the trolley engine is not built yet"))
-    }
-
-    fn default_episodes_per_job(_scenario: &Spec) -> u64 {
-        100
-    }
-
-    fn play(&mut self, _seed: u64, _replay: bool) -> Episode {
-        unreachable!("prepare never succeeds")
-    }
-}
+/// The rules version (§ title): any change to rules, draw order or policy semantics bumps it.
+pub const RULES_VERSION: &str = "trolley-rules-1";

@@ -119,32 +119,43 @@ pub fn observation(state: &TrolleyState, seat: usize) -> Observation {
         majority: round.map_or_else(Vec::new, |r| ids(r.majority)),
         minority: round.map_or_else(Vec::new, |r| ids(r.minority)),
         arguments: current.map_or_else(Vec::new, |i| {
-            state.round_arguments(i).iter().map(|a| SeenArgument {
-                phase: a.phase,
-                agent: id(usize::from(a.agent)),
-                side: a.side,
-                text: a.text.as_str().to_string(),
-            }).collect()
+            state
+                .round_arguments(i)
+                .iter()
+                .map(|a| SeenArgument {
+                    phase: a.phase,
+                    agent: id(usize::from(a.agent)),
+                    side: a.side,
+                    text: a.text.as_str().to_string(),
+                })
+                .collect()
         }),
         skips: current.map_or_else(Vec::new, |i| {
             state.round_skips(i).iter().map(|s| SeenSkip { phase: s.phase, agent: id(usize::from(s.agent)) }).collect()
         }),
         acted_this_phase: round.is_some_and(|r| r.phase.debate_index().is_some_and(|p| r.acted[p].contains(seat))),
-        agents: state.agents().iter().map(|a| SeenAgent {
-            agent_id: a.id.clone(),
-            score: a.score,
-            has_been_operator: a.has_been_operator,
-            has_been_majority: a.has_been_majority,
-            has_been_minority: a.has_been_minority,
-        }).collect(),
-        previous_rounds: state.rounds()[..past_end].iter().map(|r| PastRound {
-            number: r.number,
-            operator: id(usize::from(r.operator)),
-            majority: ids(r.majority),
-            minority: ids(r.minority),
-            decision: r.decision,
-            forced: r.forced,
-        }).collect(),
+        agents: state
+            .agents()
+            .iter()
+            .map(|a| SeenAgent {
+                agent_id: a.id.clone(),
+                score: a.score,
+                has_been_operator: a.has_been_operator,
+                has_been_majority: a.has_been_majority,
+                has_been_minority: a.has_been_minority,
+            })
+            .collect(),
+        previous_rounds: state.rounds()[..past_end]
+            .iter()
+            .map(|r| PastRound {
+                number: r.number,
+                operator: id(usize::from(r.operator)),
+                majority: ids(r.majority),
+                minority: ids(r.minority),
+                decision: r.decision,
+                forced: r.forced,
+            })
+            .collect(),
         legal: state.open_actions(seat).map(|o| o.allowed.to_vec()).unwrap_or_default(),
     }
 }

@@ -67,7 +67,11 @@ pub struct Agent {
 impl Agent {
     /// The coverage flags.
     pub const fn coverage(&self) -> Coverage {
-        Coverage { operator: self.has_been_operator, majority: self.has_been_majority, minority: self.has_been_minority }
+        Coverage {
+            operator: self.has_been_operator,
+            majority: self.has_been_majority,
+            minority: self.has_been_minority,
+        }
     }
 }
 

@@ -19,6 +19,8 @@ pub struct HeuristicPolicy {
     params: Params,
     /// House `agent_id`, even when the agent owns several.
     home: usize,
+    /// 0.1/(1 + d(h, home)) for every house: the first score term, fixed for an episode.
+    proximity: [f64; NUM_HOUSES],
     /// Own (house, mode) of the previous night; cleared by `reset`.
     prev: Option<(u8, Mode)>,
     /// This night's intent, from the signal phase.
@@ -30,7 +32,7 @@ pub struct HeuristicPolicy {
 impl HeuristicPolicy {
     /// A heuristic agent with parameters `params`.
     pub const fn new(params: Params) -> HeuristicPolicy {
-        HeuristicPolicy { params, home: 0, prev: None, intent: 0.0, signal: Mode::Rest }
+        HeuristicPolicy { params, home: 0, proximity: [0.0; NUM_HOUSES], prev: None, intent: 0.0, signal: Mode::Rest }
     }
 
     /// Its parameters.
@@ -43,9 +45,15 @@ impl HeuristicPolicy {
         self.intent
     }
 
-    /// Step 1 of `act`: w(h) = max(score(h), 0.01) with score(h) = 0.1/(1 + d(h, home))
-    /// + θ3·[h = home] + 0.5·[h Burning] + 0.3·θ2·[nb(h) ≥ 1] + 0.1·θ5·C(h) − 0.2·θ4·nb(h),
-    /// where C(h) counts the other agents that signalled WORK this night and stand at h.
+    /// Step 1 of `act`: the weight of each house, w(h) = max(score(h), 0.01), with
+    ///
+    /// ```text
+    /// score(h) = 0.1/(1 + d(h, home)) + θ3·[h = home] + 0.5·[h Burning]
+    ///            + 0.3·θ2·[nb(h) ≥ 1] + 0.1·θ5·C(h) − 0.2·θ4·nb(h)
+    /// ```
+    ///
+    /// where nb(h) counts h's burning neighbours and C(h) the other agents that signalled WORK
+    /// this night and stand at h.
     #[inline]
     pub fn weights(&self, obs: &Observation<'_>) -> [f64; NUM_HOUSES] {
         let t = &self.params.0;
@@ -58,15 +66,30 @@ impl HeuristicPolicy {
                 }
             }
         }
+        // The terms in the spec's order; a zero term is skipped, which leaves every sum
+        // bit-identical (x + 0.0 = x for the positive running sum, x − 0.0 = x always) and
+        // saves most of the additions: in a typical town most houses score only their
+        // proximity.
+        let (help, coord, risk) = (0.3 * t[NEIGHBOR_HELP_BIAS], 0.1 * t[COORDINATION_WEIGHT], 0.2 * t[RISK_AVERSION]);
         let mut w = [0.0; NUM_HOUSES];
         for (h, wh) in w.iter_mut().enumerate() {
             let nb = burning_neighbours(houses, h);
-            let score = 0.1 / (1.0 + distance(h, self.home) as f64)
-                + if h == self.home { t[OWN_HOUSE_PRIORITY] } else { 0.0 }
-                + if houses[h] == House::Burning { 0.5 } else { 0.0 }
-                + if nb >= 1 { 0.3 * t[NEIGHBOR_HELP_BIAS] } else { 0.0 }
-                + 0.1 * t[COORDINATION_WEIGHT] * f64::from(crowd[h])
-                - 0.2 * t[RISK_AVERSION] * nb as f64;
+            let mut score = self.proximity[h];
+            if h == self.home {
+                score += t[OWN_HOUSE_PRIORITY];
+            }
+            if houses[h] == House::Burning {
+                score += 0.5;
+            }
+            if nb >= 1 {
+                score += help;
+            }
+            if crowd[h] > 0 {
+                score += coord * f64::from(crowd[h]);
+            }
+            if nb >= 1 {
+                score -= risk * nb as f64;
+            }
             *wh = score.max(0.01);
         }
         w
@@ -75,7 +98,8 @@ impl HeuristicPolicy {
 
 impl Policy for HeuristicPolicy {
     fn reset(&mut self, agent_id: usize, _scenario: &Scenario) {
-        *self = HeuristicPolicy { home: agent_id, ..HeuristicPolicy::new(self.params) };
+        let proximity = std::array::from_fn(|h| 0.1 / (1.0 + distance(h, agent_id) as f64));
+        *self = HeuristicPolicy { home: agent_id, proximity, ..HeuristicPolicy::new(self.params) };
     }
 
     /// intent = clamp((θ1 + θ4·b + [home Burning]·0.5·θ3)·(1 − θ8), 0, 1); the agent wants to

@@ -64,7 +64,7 @@ impl Params {
         }
         let mut out = [0.0; 10];
         for (i, raw) in values.iter().enumerate() {
-            out[i] = field::unit(&field::policy_path(seat, Params::NAMES[i]), raw.trim())?;
+            out[i] = field::unit(&field::policy_path(seat, Params::NAMES[i]), raw)?;
         }
         Ok(Params(out))
     }
@@ -117,7 +117,8 @@ mod tests {
 
     #[test]
     fn overrides_name_the_parameter() {
-        let p = Params::NEUTRAL.with_overrides(0, &pairs(&[("work_tendency", "0.9"), ("altruism_factor", "0")])).unwrap();
+        let p =
+            Params::NEUTRAL.with_overrides(0, &pairs(&[("work_tendency", "0.9"), ("altruism_factor", "0")])).unwrap();
         assert_eq!(p.get("work_tendency"), Some(0.9));
         assert_eq!(p.get("altruism_factor"), Some(0.0));
         assert_eq!(p.get("honesty_bias"), Some(0.5));

@@ -32,7 +32,11 @@ impl PolicySpec {
         match spec.name.as_str() {
             "noop" | "random" => {
                 if let Some((k, v)) = spec.params.first() {
-                    return Err(JobError::invalid(policy_path(seat, k), v, format!("{} takes no parameters", spec.name)));
+                    return Err(JobError::invalid(
+                        policy_path(seat, k),
+                        v,
+                        format!("{} takes no parameters", spec.name),
+                    ));
                 }
                 Ok(if spec.name == "noop" { PolicySpec::Noop } else { PolicySpec::Random })
             }

@@ -9,7 +9,6 @@ use std::sync::Arc;
 use super::super::action::{ActionKind, GameAction};
 use super::super::agent::{AgentId, Role, MAX_AGENTS};
 use super::super::observation::AgentObservation;
-use super::super::seat_list::SeatList;
 use super::super::state::{DiscussionMessage, VoteOutcome, VoteRound};
 use super::templates::Templates;
 use crate::seeding::Stream;
@@ -62,18 +61,19 @@ pub struct HeuristicPolicy {
     /// Parameters.
     pub params: HeuristicParams,
     templates: Arc<Templates>,
-    mem: Memory,
+    /// Boxed: it is large, and policies sit in an enum with small ones.
+    mem: Box<Memory>,
 }
 
 impl HeuristicPolicy {
     /// A fresh policy.
     pub fn new(params: HeuristicParams, templates: Arc<Templates>) -> HeuristicPolicy {
-        HeuristicPolicy { params, templates, mem: Memory::default() }
+        HeuristicPolicy { params, templates, mem: Box::default() }
     }
 
     /// Forgets the episode (called before every episode).
     pub fn reset(&mut self) {
-        self.mem = Memory::default();
+        *self.mem = Memory::default();
     }
 
     /// Public heat of `agent` as read so far.
@@ -108,7 +108,7 @@ impl HeuristicPolicy {
 
     fn read_message(&mut self, me: AgentId, m: &DiscussionMessage) {
         let HeuristicParams { suspicion_from_accusation: a, defense_credibility: c, bandwagon: b, .. } = self.params;
-        let mem = &mut self.mem;
+        let mem = &mut *self.mem;
         let k = m.speaker;
         match m.content {
             ActionKind::Accuse { target: j } => {
@@ -141,7 +141,7 @@ impl HeuristicPolicy {
 
     fn read_vote(&mut self, me: AgentId, v: &VoteRound) {
         let HeuristicParams { suspicion_from_accusation: a, bandwagon: b, .. } = self.params;
-        let mem = &mut self.mem;
+        let mem = &mut *self.mem;
         for ballot in v.votes.iter() {
             let Some(j) = ballot.target else { continue };
             mem.heat[j.index()] += a / 2.0;
@@ -229,11 +229,23 @@ impl HeuristicPolicy {
 
 /// argmax of `f` over `targets`: the maximum; ties broken by tied[index(len)] (no draw for one).
 fn argmax(targets: &[AgentId], f: &[f64; MAX_AGENTS], rng: &mut Stream) -> AgentId {
-    let best = targets.iter().map(|t| f[t.index()]).fold(f64::NEG_INFINITY, f64::max);
-    let tied: SeatList<AgentId> = targets.iter().copied().filter(|t| f[t.index()] == best).collect();
-    if tied.len() == 1 {
-        tied[0]
-    } else {
-        tied[rng.index(tied.len())]
+    let (mut best, mut tied) = (f64::NEG_INFINITY, 0usize);
+    for t in targets {
+        let v = f[t.index()];
+        if v > best {
+            (best, tied) = (v, 1);
+        } else if v == best {
+            tied += 1;
+        }
     }
+    let mut k = if tied == 1 { 0 } else { rng.index(tied) };
+    for t in targets {
+        if f[t.index()] == best {
+            if k == 0 {
+                return *t;
+            }
+            k -= 1;
+        }
+    }
+    unreachable!("legal targets are never empty when a policy is asked")
 }

@@ -49,7 +49,7 @@ pub struct Templates {
 impl Templates {
     /// Renders every template for seats `0..n`.
     pub fn new(n: usize) -> Templates {
-        let render = |family: &[&str]| family.iter().map(|s| Text::new(s)).collect::<Vec<_>>();
+        let render = |family: &[&'static str]| family.iter().map(|s| Text::from_static(s)).collect::<Vec<_>>();
         Templates {
             neutral: render(&NEUTRAL),
             suspect: (0..n)

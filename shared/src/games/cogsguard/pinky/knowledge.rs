@@ -1,0 +1,285 @@
+//! Pinky's map knowledge (§13.5), built only from observations: per-cell kind, believed
+//! alignment, last-seen step and extractor units, plus the derived safety queries.
+//!
+//! Friendly sources F (hubs and junctions believed cogs) and clips sources K (junctions believed
+//! clips) are counted per cell in two cover grids updated when a belief changes, so `safe(p)`
+//! and `drain(p)` are O(1) per call.
+
+use crate::games::cogsguard::obs::{Observation, VIEW, VIEW_RADIUS};
+use crate::games::cogsguard::types::{cheb, obs_align, Kind};
+
+/// Knowledge kind of a never-seen cell.
+pub const UNKNOWN: u8 = 0;
+/// Knowledge kind of empty terrain without object.
+pub const FREE: u8 = Kind::Empty as u8;
+/// Knowledge kind of a wall (out-of-bounds views are stored as walls).
+pub const WALL: u8 = Kind::Wall as u8;
+/// Aura radius used for safety and drain.
+pub const AURA: u16 = 10;
+
+/// Per-cell beliefs and the lists of known buildings.
+#[derive(Clone, Debug, Default)]
+pub struct Knowledge {
+    /// Grid height.
+    pub rows: u16,
+    /// Grid width.
+    pub cols: u16,
+    /// Kind per cell: unknown, free, wall, or an object kind (3..=13).
+    pub kind: Vec<u8>,
+    /// Observation alignment per cell (0 none, 1 neutral, 2 cogs, 3 clips).
+    pub align: Vec<u8>,
+    /// Step the cell was last seen.
+    pub seen: Vec<u32>,
+    /// Extractor units per cell.
+    pub units: Vec<u16>,
+    /// Number of friendly sources within Chebyshev 10 of each cell.
+    friendly_cover: Vec<u16>,
+    /// Number of clips sources within Chebyshev 10 of each cell.
+    clips_cover: Vec<u16>,
+    /// Known junction cells, in discovery order.
+    pub junctions: Vec<(u16, u16)>,
+    /// Known hub cells.
+    pub hubs: Vec<(u16, u16)>,
+    /// Known chest cells.
+    pub chests: Vec<(u16, u16)>,
+    /// Known extractor cells (depleted ones stay listed; check `kind`).
+    pub extractors: Vec<(u16, u16)>,
+    /// Known station per gear (aligner, scrambler, miner, scout).
+    pub stations: [Option<(u16, u16)>; 4],
+    /// Cells holding a visible agent this step (marked with `stamp`).
+    agent_mark: Vec<u32>,
+    stamp: u32,
+}
+
+impl Knowledge {
+    /// Forgets everything, sized for a rows × cols grid (allocates only when the size grows).
+    pub fn reset(&mut self, rows: u16, cols: u16) {
+        let n = rows as usize * cols as usize;
+        self.rows = rows;
+        self.cols = cols;
+        for v in [&mut self.seen, &mut self.agent_mark] {
+            v.clear();
+            v.resize(n, 0);
+        }
+        self.kind.clear();
+        self.kind.resize(n, UNKNOWN);
+        self.align.clear();
+        self.align.resize(n, 0);
+        for v in [&mut self.units, &mut self.friendly_cover, &mut self.clips_cover] {
+            v.clear();
+            v.resize(n, 0);
+        }
+        // Reserved once for the whole grid so that discoveries never allocate mid-episode.
+        for v in [&mut self.junctions, &mut self.hubs, &mut self.chests, &mut self.extractors] {
+            v.clear();
+            v.reserve(n);
+        }
+        self.stations = [None; 4];
+        self.stamp = 0;
+    }
+
+    /// (address, capacity) of every buffer, for the no-allocation check.
+    pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
+        for v in [&self.kind, &self.align] {
+            out.push((v.as_ptr() as usize, v.capacity()));
+        }
+        for v in [&self.seen, &self.agent_mark] {
+            out.push((v.as_ptr() as usize, v.capacity()));
+        }
+        for v in [&self.units, &self.friendly_cover, &self.clips_cover] {
+            out.push((v.as_ptr() as usize, v.capacity()));
+        }
+        for v in [&self.junctions, &self.hubs, &self.chests, &self.extractors] {
+            out.push((v.as_ptr() as usize, v.capacity()));
+        }
+    }
+
+    /// Row-major index.
+    #[inline]
+    pub fn idx(&self, p: (u16, u16)) -> usize {
+        p.0 as usize * self.cols as usize + p.1 as usize
+    }
+
+    /// Whether the cell is believed free.
+    #[inline]
+    pub fn is_free(&self, p: (u16, u16)) -> bool {
+        self.kind[self.idx(p)] == FREE
+    }
+
+    /// Whether the cell is believed free or unknown.
+    #[inline]
+    pub fn free_or_unknown(&self, p: (u16, u16)) -> bool {
+        let k = self.kind[self.idx(p)];
+        k == FREE || k == UNKNOWN
+    }
+
+    /// Whether a visible agent (not self) stands on the cell this step.
+    #[inline]
+    pub fn agent_here(&self, p: (u16, u16)) -> bool {
+        self.agent_mark[self.idx(p)] == self.stamp
+    }
+
+    /// Whether a visible agent stands on the cell with this index this step.
+    #[inline]
+    pub fn agent_at_index(&self, i: usize) -> bool {
+        self.agent_mark[i] == self.stamp
+    }
+
+    fn is_f(&self, i: usize) -> bool {
+        self.kind[i] == Kind::Hub as u8 || (self.kind[i] == Kind::Junction as u8 && self.align[i] == obs_align::COGS)
+    }
+
+    fn is_k(&self, i: usize) -> bool {
+        self.kind[i] == Kind::Junction as u8 && self.align[i] == obs_align::CLIPS
+    }
+
+    fn cover(&mut self, p: (u16, u16), friendly: bool, delta: i32) {
+        let (r0, r1) = (p.0.saturating_sub(AURA), (p.0 + AURA).min(self.rows - 1));
+        let (c0, c1) = (p.1.saturating_sub(AURA), (p.1 + AURA).min(self.cols - 1));
+        let grid = if friendly { &mut self.friendly_cover } else { &mut self.clips_cover };
+        for r in r0..=r1 {
+            let base = r as usize * self.cols as usize;
+            for c in c0..=c1 {
+                let v = &mut grid[base + c as usize];
+                *v = (i32::from(*v) + delta) as u16;
+            }
+        }
+    }
+
+    /// Overwrites every cell of the 11×11 window with what the observation shows (§13.5).
+    pub fn update(&mut self, o: &Observation) {
+        if self.rows != o.map_rows || self.cols != o.map_cols || self.kind.is_empty() {
+            self.reset(o.map_rows, o.map_cols);
+        }
+        // Stamps start at 1 so that a never-marked cell (0) is never "an agent here".
+        self.stamp = o.step + 1;
+        let (s, stamp) = (o.step, self.stamp);
+        let (rows, cols) = (i32::from(self.rows), i32::from(self.cols));
+        let (pr, pc) = (i32::from(o.pos.0), i32::from(o.pos.1));
+        let radius = VIEW_RADIUS as i32;
+        // Window columns j whose map column pc − 5 + j lies inside the grid.
+        let j0 = (radius - pc).max(0) as usize;
+        let j1 = (cols - pc + radius).min(VIEW as i32).max(0) as usize;
+        if j0 >= j1 {
+            return;
+        }
+        let mut changed = [(0u8, 0u8); VIEW * VIEW];
+        let mut n_changed = 0;
+        for i in 0..VIEW {
+            let r = pr - radius + i as i32;
+            if r < 0 || r >= rows {
+                continue;
+            }
+            let base = r as usize * cols as usize + (pc - radius + j0 as i32) as usize;
+            let range = base..base + (j1 - j0);
+            let kind = &self.kind[range.clone()];
+            let align = &self.align[range.clone()];
+            let units = &mut self.units[range.clone()];
+            let seen = &mut self.seen[range.clone()];
+            let mark = &mut self.agent_mark[range];
+            for (jj, cell) in o.cells[i][j0..j1].iter().enumerate() {
+                let k = if cell.kind == Kind::OutOfBounds as u8 { WALL } else { cell.kind };
+                // Most cells look as they did last time: only a change of kind or alignment can
+                // add a building to a list or move a source in or out of F and K.
+                if kind[jj] != k || align[jj] != cell.align {
+                    changed[n_changed] = (i as u8, (j0 + jj) as u8);
+                    n_changed += 1;
+                }
+                units[jj] = cell.amount;
+                seen[jj] = s;
+                if cell.agent {
+                    mark[jj] = stamp;
+                }
+            }
+        }
+        // The agent's own cell shows itself: not "another agent".
+        let own = self.idx(o.pos);
+        self.agent_mark[own] = 0;
+        for &(i, j) in &changed[..n_changed] {
+            let cell = &o.cells[i as usize][j as usize];
+            let p = ((pr - radius + i32::from(i)) as u16, (pc - radius + i32::from(j)) as u16);
+            let k = if cell.kind == Kind::OutOfBounds as u8 { WALL } else { cell.kind };
+            self.learn(p, self.idx(p), k, cell.align);
+        }
+    }
+
+    /// Records a changed cell: building lists and the F/K cover grids.
+    fn learn(&mut self, p: (u16, u16), idx: usize, kind: u8, align: u8) {
+        let (was_f, was_k, old) = (self.is_f(idx), self.is_k(idx), self.kind[idx]);
+        if old != kind {
+            match Kind::from_u8(kind) {
+                Kind::Junction => self.junctions.push(p),
+                Kind::Hub => self.hubs.push(p),
+                Kind::Chest => self.chests.push(p),
+                k if k.element().is_some() => self.extractors.push(p),
+                k => {
+                    if let Some(g) = k.station_gear() {
+                        self.stations[g as usize - 1] = Some(p);
+                    }
+                }
+            }
+        }
+        self.kind[idx] = kind;
+        self.align[idx] = align;
+        let (is_f, is_k) = (self.is_f(idx), self.is_k(idx));
+        if is_f != was_f {
+            self.cover(p, true, if is_f { 1 } else { -1 });
+        }
+        if is_k != was_k {
+            self.cover(p, false, if is_k { 1 } else { -1 });
+        }
+    }
+
+    /// safe(p) ⇔ cheb(p, f) ≤ 10 for some f ∈ F.
+    #[inline]
+    pub fn safe(&self, p: (u16, u16)) -> bool {
+        self.friendly_cover[self.idx(p)] > 0
+    }
+
+    /// drain(p) = 1 + |{k ∈ K : cheb(p, k) ≤ 10}|.
+    #[inline]
+    pub fn drain(&self, p: (u16, u16)) -> i64 {
+        1 + i64::from(self.clips_cover[self.idx(p)])
+    }
+
+    /// Friendly sources F: hubs, then junctions believed cogs.
+    pub fn friendly(&self) -> impl Iterator<Item = (u16, u16)> + '_ {
+        self.hubs.iter().copied().chain(self.junctions_with(obs_align::COGS))
+    }
+
+    /// Known junctions whose believed alignment is `align` (observation encoding).
+    pub fn junctions_with(&self, align: u8) -> impl Iterator<Item = (u16, u16)> + '_ {
+        self.junctions.iter().copied().filter(move |&p| self.align[self.idx(p)] == align)
+    }
+
+    /// out(p) = max(0, min over F of cheb(p, f) − 10), or 1000 when F is empty.
+    pub fn out(&self, p: (u16, u16)) -> i64 {
+        if self.safe(p) {
+            return 0;
+        }
+        self.friendly().map(|f| i64::from(cheb(p, f)) - i64::from(AURA)).min().map_or(1000, |d| d.max(0))
+    }
+
+    /// Whether p is a frontier: free with an unknown in-grid 4-neighbour.
+    pub fn is_frontier(&self, p: (u16, u16)) -> bool {
+        if !self.is_free(p) {
+            return false;
+        }
+        let (r, c) = p;
+        (r > 0 && self.kind[self.idx((r - 1, c))] == UNKNOWN)
+            || (r + 1 < self.rows && self.kind[self.idx((r + 1, c))] == UNKNOWN)
+            || (c > 0 && self.kind[self.idx((r, c - 1))] == UNKNOWN)
+            || (c + 1 < self.cols && self.kind[self.idx((r, c + 1))] == UNKNOWN)
+    }
+
+    /// Whether a usable extractor (last seen with units > 0) stands at p.
+    pub fn usable_extractor(&self, p: (u16, u16)) -> bool {
+        let i = self.idx(p);
+        Kind::from_u8(self.kind[i]).element().is_some() && self.units[i] > 0
+    }
+
+    /// Whether any clips source is within Chebyshev `d` of p.
+    pub fn clips_within(&self, p: (u16, u16), d: u16) -> bool {
+        self.junctions_with(obs_align::CLIPS).any(|k| cheb(k, p) <= d)
+    }
+}

@@ -1,0 +1,342 @@
+//! Pinky's navigation (§13.6): tiered BFS paths with a path cache, the explore frontier search,
+//! and the stuck escape. Buffers are allocated once (at the first step) and reused; visited
+//! marks use a generation counter so a search never clears an array.
+
+use crate::games::cogsguard::types::action;
+use crate::seeding::Stream;
+
+use super::knowledge::{Knowledge, FREE, UNKNOWN};
+
+/// What a path leads to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// Stand on this cell.
+    Cell((u16, u16)),
+    /// Stand 4-adjacent to this object (then moving into it is a bump).
+    Object((u16, u16)),
+    /// Stand on any safe cell.
+    Safe,
+}
+
+/// The next step toward a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NavStep {
+    /// Move (a travel step) with this action.
+    Move(u8),
+    /// Adjacent to the object target: this action bumps it.
+    Bump(u8),
+    /// The first step holds an agent (tier 3): wait with `noop`.
+    Wait,
+    /// Already on the target cell (or safe, for [`Target::Safe`]).
+    Arrived,
+    /// No path in any tier.
+    NoPath,
+}
+
+const NSWE: [(i32, i32, u8); 4] =
+    [(-1, 0, action::MOVE_NORTH), (1, 0, action::MOVE_SOUTH), (0, -1, action::MOVE_WEST), (0, 1, action::MOVE_EAST)];
+/// Clockwise from north: N, E, S, W.
+const CLOCKWISE: [(i32, i32); 4] = [(-1, 0), (0, 1), (1, 0), (0, -1)];
+
+/// The move action from a to an adjacent b.
+pub fn dir_to(a: (u16, u16), b: (u16, u16)) -> u8 {
+    match (i32::from(b.0) - i32::from(a.0), i32::from(b.1) - i32::from(a.1)) {
+        (-1, 0) => action::MOVE_NORTH,
+        (1, 0) => action::MOVE_SOUTH,
+        (0, -1) => action::MOVE_WEST,
+        (0, 1) => action::MOVE_EAST,
+        _ => action::NOOP,
+    }
+}
+
+/// The cell a move action leads to, if in the grid.
+pub fn step_cell(k: &Knowledge, p: (u16, u16), a: u8) -> Option<(u16, u16)> {
+    let (dr, dc) = action::delta(a)?;
+    let (r, c) = (i32::from(p.0) + dr, i32::from(p.1) + dc);
+    (r >= 0 && c >= 0 && r < i32::from(k.rows) && c < i32::from(k.cols)).then_some((r as u16, c as u16))
+}
+
+/// Navigation state: search buffers, path cache, stuck detection and escape.
+#[derive(Clone, Debug, Default)]
+pub struct Nav {
+    mark: Vec<u32>,
+    gen: u32,
+    parent: Vec<u32>,
+    queue: Vec<u32>,
+    path: Vec<(u16, u16)>,
+    next: usize,
+    path_target: Option<Target>,
+    expect: (u16, u16),
+    history: [(u16, u16); 6],
+    hist_len: usize,
+    unchanged: u8,
+    pending: Option<(u16, u16)>,
+    escape_left: u8,
+    escape_dirs: [u8; 3],
+}
+
+impl Nav {
+    /// Clears per-episode state and sizes the buffers for `n` cells.
+    pub fn reset(&mut self, n: usize) {
+        self.mark.clear();
+        self.mark.resize(n, 0);
+        self.parent.clear();
+        self.parent.resize(n, 0);
+        self.queue.clear();
+        self.queue.reserve(n);
+        self.path.clear();
+        self.path.reserve(n);
+        self.gen = 0;
+        self.clear_cache();
+        self.clear_history();
+        self.pending = None;
+        self.escape_left = 0;
+    }
+
+    /// (address, capacity) of every buffer, for the no-allocation check.
+    pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
+        for v in [&self.mark, &self.parent, &self.queue] {
+            out.push((v.as_ptr() as usize, v.capacity()));
+        }
+        out.push((self.path.as_ptr() as usize, self.path.capacity()));
+    }
+
+    /// Drops the cached path.
+    pub fn clear_cache(&mut self) {
+        self.path.clear();
+        self.next = 0;
+        self.path_target = None;
+    }
+
+    fn clear_history(&mut self) {
+        self.hist_len = 0;
+        self.unchanged = 0;
+    }
+
+    fn new_gen(&mut self) -> u32 {
+        self.gen = self.gen.wrapping_add(1);
+        if self.gen == 0 {
+            self.mark.iter_mut().for_each(|m| *m = 0);
+            self.gen = 1;
+        }
+        self.gen
+    }
+
+    fn cache_ok(&self, k: &Knowledge, pos: (u16, u16), target: Target) -> bool {
+        self.path_target == Some(target)
+            && self.next < self.path.len()
+            && pos == self.expect
+            && self.path[self.next..].iter().all(|&p| k.free_or_unknown(p))
+            && !k.agent_here(self.path[self.next])
+    }
+
+    fn is_target(k: &Knowledge, p: (u16, u16), target: Target) -> bool {
+        match target {
+            Target::Cell(c) => p == c,
+            Target::Object(o) => crate::games::cogsguard::types::man(p, o) == 1,
+            Target::Safe => k.safe(p),
+        }
+    }
+
+    /// One BFS tier: 1 free avoiding agents, 2 free/unknown avoiding agents, 3 free/unknown.
+    /// Fills the path (first step first) and returns whether a target was reached.
+    fn bfs(&mut self, k: &Knowledge, pos: (u16, u16), target: Target, tier: u8) -> bool {
+        let g = self.new_gen();
+        let (rows, cols) = (k.rows, k.cols as usize);
+        self.queue.clear();
+        let start = k.idx(pos);
+        self.mark[start] = g;
+        // Queue entries pack (row << 16 | col): no division per popped cell.
+        self.queue.push(u32::from(pos.0) << 16 | u32::from(pos.1));
+        let mut head = 0;
+        while head < self.queue.len() {
+            let packed = self.queue[head];
+            head += 1;
+            let (r, c) = ((packed >> 16) as u16, (packed & 0xffff) as u16);
+            let i = r as usize * cols + c as usize;
+            for &(dr, dc, _) in &NSWE {
+                let (qr, qc) = (r.wrapping_add_signed(dr as i16), c.wrapping_add_signed(dc as i16));
+                if qr >= rows || qc as usize >= cols {
+                    continue; // wrapping turns −1 into 65535, caught here too
+                }
+                let j = qr as usize * cols + qc as usize;
+                if self.mark[j] == g {
+                    continue;
+                }
+                let kind = k.kind[j];
+                let ok = kind == FREE || (tier > 1 && kind == UNKNOWN);
+                if !ok || (tier < 3 && k.agent_at_index(j)) {
+                    continue;
+                }
+                self.mark[j] = g;
+                self.parent[j] = i as u32;
+                let q = (qr, qc);
+                if Self::is_target(k, q, target) {
+                    self.path.clear();
+                    let mut at = j;
+                    while at != start {
+                        self.path.push(((at / cols) as u16, (at % cols) as u16));
+                        at = self.parent[at] as usize;
+                    }
+                    self.path.reverse();
+                    return true;
+                }
+                self.queue.push(u32::from(qr) << 16 | u32::from(qc));
+            }
+        }
+        false
+    }
+
+    /// The next step from `pos` toward `target` (§13.6), using the cache when it still holds.
+    pub fn toward(&mut self, k: &Knowledge, pos: (u16, u16), target: Target) -> NavStep {
+        match target {
+            Target::Object(o) if crate::games::cogsguard::types::man(pos, o) == 1 => {
+                return NavStep::Bump(dir_to(pos, o))
+            }
+            Target::Cell(c) if c == pos => return NavStep::Arrived,
+            Target::Safe if k.safe(pos) => return NavStep::Arrived,
+            _ => {}
+        }
+        if !self.cache_ok(k, pos, target) {
+            self.clear_cache();
+            let found = (1..=3).any(|tier| self.bfs(k, pos, target, tier));
+            if !found {
+                return NavStep::NoPath;
+            }
+            self.path_target = Some(target);
+            self.next = 0;
+        }
+        let step = self.path[self.next];
+        if k.agent_here(step) {
+            // Only tier 3 paths go through agents: wait for the cell to clear.
+            self.path_target = None;
+            return NavStep::Wait;
+        }
+        self.expect = step;
+        self.next += 1;
+        NavStep::Move(dir_to(pos, step))
+    }
+
+    /// The move just planned was not taken (energy gate): stay on the cached path.
+    pub fn undo(&mut self, pos: (u16, u16)) {
+        if self.path_target.is_some() && self.next > 0 && self.expect == self.path[self.next - 1] {
+            self.next -= 1;
+            self.expect = pos;
+        }
+    }
+
+    /// The last cell of a path to the nearest target cell (e.g. the nearest safe cell).
+    pub fn find(&mut self, k: &Knowledge, pos: (u16, u16), target: Target) -> Option<(u16, u16)> {
+        if Self::is_target(k, pos, target) {
+            return Some(pos);
+        }
+        let found = (1..=3).any(|tier| self.bfs(k, pos, target, tier));
+        let end = self.path.last().copied();
+        self.clear_cache();
+        if found {
+            end
+        } else {
+            None
+        }
+    }
+
+    /// The explore search (§13.8): BFS over free cells, expansion order clockwise from
+    /// [N, E, S, W][first], returning the first popped frontier accepted by `eligible`.
+    pub fn nearest_frontier(
+        &mut self,
+        k: &Knowledge,
+        pos: (u16, u16),
+        first: usize,
+        mut eligible: impl FnMut((u16, u16)) -> bool,
+    ) -> Option<(u16, u16)> {
+        let g = self.new_gen();
+        let (rows, cols) = (k.rows, k.cols as usize);
+        self.queue.clear();
+        let start = k.idx(pos);
+        self.mark[start] = g;
+        self.queue.push(u32::from(pos.0) << 16 | u32::from(pos.1));
+        let mut head = 0;
+        while head < self.queue.len() {
+            let packed = self.queue[head];
+            head += 1;
+            let p = ((packed >> 16) as u16, (packed & 0xffff) as u16);
+            if k.is_frontier(p) && eligible(p) {
+                return Some(p);
+            }
+            for t in 0..4 {
+                let (dr, dc) = CLOCKWISE[(first + t) % 4];
+                let (qr, qc) = (p.0.wrapping_add_signed(dr as i16), p.1.wrapping_add_signed(dc as i16));
+                if qr >= rows || qc as usize >= cols {
+                    continue;
+                }
+                let j = qr as usize * cols + qc as usize;
+                if self.mark[j] != g && k.kind[j] == FREE {
+                    self.mark[j] = g;
+                    self.queue.push(u32::from(qr) << 16 | u32::from(qc));
+                }
+            }
+        }
+        None
+    }
+
+    /// Stuck bookkeeping at the start of a step: did the last travel step move us?
+    pub fn observe(&mut self, pos: (u16, u16)) {
+        if let Some(from) = self.pending.take() {
+            if from == pos {
+                self.unchanged = self.unchanged.saturating_add(1);
+            } else {
+                self.unchanged = 0;
+            }
+        }
+    }
+
+    /// Whether an escape is under way.
+    pub fn escaping(&self) -> bool {
+        self.escape_left > 0
+    }
+
+    /// Records a travel step from `pos` in direction `dir`; returns true when the agent is stuck
+    /// (3 travel steps left `pos` unchanged, or the last 6 alternate between 2 cells), in which
+    /// case an escape starts (one `chance(0.5)` draw picks the perpendicular side).
+    pub fn travel(&mut self, pos: (u16, u16), dir: u8, rng: &mut Stream) -> bool {
+        self.history.copy_within(1.., 0);
+        self.history[5] = pos;
+        self.hist_len = (self.hist_len + 1).min(6);
+        let h = &self.history;
+        let alternating =
+            self.hist_len == 6 && h[0] != h[1] && h[0] == h[2] && h[2] == h[4] && h[1] == h[3] && h[3] == h[5];
+        if self.unchanged >= 3 || alternating {
+            let (p1, p2, back) = match dir {
+                action::MOVE_NORTH | action::MOVE_SOUTH => {
+                    (action::MOVE_WEST, action::MOVE_EAST, if dir == action::MOVE_NORTH { 2 } else { 1 })
+                }
+                _ => (action::MOVE_NORTH, action::MOVE_SOUTH, if dir == action::MOVE_WEST { 4 } else { 3 }),
+            };
+            let (a, b) = if rng.chance(0.5) { (p1, p2) } else { (p2, p1) };
+            self.escape_dirs = [a, b, back];
+            self.escape_left = 4;
+            self.clear_history();
+            self.clear_cache();
+            self.pending = None;
+            return true;
+        }
+        self.pending = Some(pos);
+        false
+    }
+
+    /// One escape step: the first of (perpendicular, other perpendicular, opposite) leading into
+    /// a cell believed free with no visible agent, else `noop`. Ends the escape after 4 steps.
+    pub fn escape_step(&mut self, k: &Knowledge, pos: (u16, u16)) -> u8 {
+        self.escape_left = self.escape_left.saturating_sub(1);
+        let a = self
+            .escape_dirs
+            .into_iter()
+            .find(|&d| step_cell(k, pos, d).is_some_and(|q| k.is_free(q) && !k.agent_here(q)))
+            .unwrap_or(action::NOOP);
+        if self.escape_left == 0 {
+            self.clear_cache();
+            self.clear_history();
+        }
+        a
+    }
+}

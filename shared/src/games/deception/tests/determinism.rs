@@ -1,0 +1,112 @@
+//! §9: the same job gives the same records and replays, however it is split or ordered, and
+//! policy sets on one seed face the same roles. Also: warm episodes do not grow buffers.
+
+use super::*;
+use crate::games::Game;
+use crate::protocol::{encode, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
+use crate::runner::run_job;
+
+fn job(scenario: &str, seats: &[&str], start: u64, count: u64) -> Job {
+    Job {
+        protocol_version: PROTOCOL_VERSION,
+        sweep: "det-000000000000".into(),
+        index: 0,
+        game: "deception".into(),
+        scenario: scenario.into(),
+        policy_set: PolicySet { name: "p".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
+        seeds: SeedRange { start, count },
+        replay: true,
+    }
+}
+
+#[test]
+fn same_seed_same_bytes() {
+    for (scenario, n) in [("classic_5p1i", 5), ("crowded_8p2i", 8), ("tiebreak_6p1i", 6)] {
+        let mixed: Vec<&str> = (0..n).map(|i| if i % 2 == 0 { "heuristic" } else { "random" }).collect();
+        let mut a = prepare(scenario, &mixed).unwrap();
+        let mut b = prepare(scenario, &mixed).unwrap();
+        for seed in [0, 1, 99, u64::MAX] {
+            let x = a.play(seed, true);
+            let y = b.play(seed, true);
+            assert_eq!(encode(&x.record), encode(&y.record));
+            assert_eq!(x.replay, y.replay);
+            assert_eq!(encode(&a.play(seed, false).record), encode(&x.record), "replay flag changes nothing");
+        }
+    }
+}
+
+#[test]
+fn split_and_reordered_jobs_give_the_same_records() {
+    let seats = ["heuristic", "random", "heuristic?aggression=0.9", "random?propose=0.2", "heuristic"];
+    let env = RunEnv::default();
+    let whole = run_job(&job("classic_5p1i", &seats, 100, 40), &env);
+    assert!(whole.error.is_none(), "{:?}", whole.error);
+    let first = run_job(&job("classic_5p1i", &seats, 100, 15), &env);
+    let second = run_job(&job("classic_5p1i", &seats, 115, 25), &env);
+    let split: Vec<_> = first.records.iter().chain(&second.records).map(encode).collect();
+    assert_eq!(whole.records.iter().map(encode).collect::<Vec<_>>(), split);
+    let replays: Vec<&String> = first.replays.iter().chain(&second.replays).flatten().collect();
+    assert_eq!(whole.replays.as_ref().unwrap().iter().collect::<Vec<_>>(), replays);
+
+    // One prepared game reused across seeds in another order.
+    let mut g = prepare("classic_5p1i", &seats).unwrap();
+    for seed in (100..140).rev() {
+        let r = g.play(seed, false).record;
+        assert_eq!(encode(&r), encode(&whole.records[(seed - 100) as usize]), "seed {seed}");
+    }
+}
+
+#[test]
+fn other_policies_face_the_same_roles() {
+    let mut h = prepare("crowded_8p2i", &all("heuristic", 8)).unwrap();
+    let mut r = prepare("crowded_8p2i", &all("random", 8)).unwrap();
+    for seed in 0..50 {
+        assert_eq!(h.play(seed, false).record.stats["roles"], r.play(seed, false).record.stats["roles"]);
+    }
+}
+
+#[test]
+fn warm_episodes_do_not_grow_buffers() {
+    // The hot path allocates nothing per step: every buffer lives in the prepared game and is
+    // reused. Replaying a seed after it warmed the buffers must not grow any of them.
+    for (scenario, n) in [("classic_5p1i", 5), ("crowded_8p2i", 8)] {
+        let mut g = prepare(scenario, &all("heuristic", n)).unwrap();
+        for seed in 0..50 {
+            g.play(seed, false);
+            let warm = g.buffer_capacities();
+            g.play(seed, false);
+            assert_eq!(g.buffer_capacities(), warm, "{scenario} seed {seed}");
+        }
+    }
+}
+
+/// Nanoseconds this thread has spent on a CPU (Linux `schedstat`), so a throughput figure does
+/// not depend on how loaded the machine is.
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
+}
+
+#[test]
+#[ignore = "a measurement, not a check: cargo test --release … cpu_throughput -- --ignored --nocapture"]
+fn cpu_throughput() {
+    for (scenario, n) in
+        [("classic_5p1i", 5), ("crowded_8p2i", 8), ("quick_4p1i", 4), ("strict_majority_7p2i", 7), ("tiebreak_6p1i", 6)]
+    {
+        for policy in ["heuristic", "random"] {
+            let mut g = prepare(scenario, &all(policy, n)).unwrap();
+            let episodes = 20_000;
+            let start = thread_cpu_ns().expect("Linux schedstat");
+            for seed in 0..episodes {
+                std::hint::black_box(g.play(seed, false));
+            }
+            let ns = (thread_cpu_ns().unwrap() - start) as f64;
+            let per_job = Deception::default_episodes_per_job(&Spec::parse(scenario).unwrap()) as f64;
+            eprintln!(
+                "{scenario}/{policy}: {:.0} episodes per CPU-second ({:.2} µs each; default job {:.1} ms)",
+                episodes as f64 * 1e9 / ns,
+                ns / episodes as f64 / 1e3,
+                per_job * ns / episodes as f64 / 1e6,
+            );
+        }
+    }
+}

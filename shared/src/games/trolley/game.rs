@@ -1,0 +1,233 @@
+//! [`Trolley`]: the prepared game the runner plays, and its episode loop (§7's "Loop").
+//!
+//! The loop asks each expected actor's policy (with its seat stream), replaces an invalid action
+//! by its fallback (`skip`, or `decide { default_decision }`), feeds the trajectory hash and
+//! hands the actions to [`step_seats`]: the same rules the arena calls. Every buffer lives in
+//! the struct and is reused from seed to seed, so a step allocates nothing.
+
+use super::engine::{agent_id, apply_step, check_action, TrolleyAction};
+use super::events::{Event, EventSink, NoEvents};
+use super::policies::{self, Policy, Templates};
+use super::record::{self, Tally, TrajectoryHash, BUCKETS, OUTCOMES, STAT_KEYS};
+use super::replay::{self, ActionLog, ReplayLog};
+use super::scenario::{Scenario, SCENARIOS};
+use super::state::TrolleyState;
+use super::vocab::Phase;
+use super::RULES_VERSION;
+use crate::field::scenario_path;
+use crate::games::{Episode, Game, GameInfo, GameKind};
+use crate::protocol::{EpisodeRecord, JobError};
+use crate::seeding::Stream;
+use crate::spec::Spec;
+use crate::RunEnv;
+
+/// The `trolley` game prepared for one job: scenario, policies and reusable buffers.
+#[derive(Debug)]
+pub struct Trolley {
+    scenario: Scenario,
+    specs: Vec<String>,
+    policies: Vec<Policy>,
+    /// Boxed: the state holds the environment's ChaCha block buffer, and `AnyGame` should not
+    /// grow to its size.
+    buf: Box<Buffers>,
+}
+
+/// Everything an episode reuses.
+#[derive(Debug)]
+struct Buffers {
+    /// The roster, registered once; `restart` reuses it every episode.
+    state: TrolleyState,
+    streams: Vec<Stream>,
+    actions: Vec<Option<TrolleyAction>>,
+    tally: Tally,
+}
+
+impl Trolley {
+    /// The validated scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The state at the end of the last episode played.
+    pub fn state(&self) -> &TrolleyState {
+        &self.buf.state
+    }
+
+    /// Plays one episode (its events filed into `log` when a replay is recorded) and returns
+    /// the trajectory hash; the record is read from the state and tally afterwards.
+    fn run(&mut self, seed: u64, mut log: Option<&mut ReplayLog>) -> TrajectoryHash {
+        let n = self.policies.len();
+        let Buffers { state, streams, actions, tally } = &mut *self.buf;
+        let mut events: Vec<Event> = Vec::new();
+        let mut sink = Sink { events: log.is_some().then_some(&mut events) };
+        state.restart(seed, &mut sink);
+        tally.reset(n);
+        for (seat, s) in streams.iter_mut().enumerate() {
+            *s = Stream::agent(seed, seat);
+        }
+        let mut hash = TrajectoryHash::new();
+        // `start` cannot fail: the roster is full and the config was validated in `prepare`.
+        if state.start(&mut sink).is_err() {
+            return hash;
+        }
+        hash.round(state, 0);
+        if let Some(log) = log.as_deref_mut() {
+            log.file_events(sink.events.as_deref_mut().unwrap_or(&mut Vec::new()));
+        }
+        while !state.is_terminal() {
+            let Some(round) = state.current_round() else {
+                break;
+            };
+            let (phase, rounds_before) = (round.phase, state.rounds().len());
+            let actors = state.expected_actors();
+            for seat in actors.iter() {
+                let (mut action, reason) = self.policies[seat].act(state, seat, &mut streams[seat]);
+                let mut invalid = None;
+                if let Err(e) = check_action(state, seat, &action) {
+                    tally.invalid_action(seat, &e);
+                    action = fallback(state, phase);
+                    invalid = Some(e);
+                }
+                if phase == Phase::AwaitingDecision {
+                    tally.decision_fallback.push(invalid.is_some());
+                }
+                let text = match &action {
+                    TrolleyAction::Argue { text } => Some((text.byte_len(), text.fnv())),
+                    _ => None,
+                };
+                hash.action(phase.hash_code(), seat, action.hash_code(), text);
+                if let Some(log) = log.as_deref_mut() {
+                    log.action(ActionLog { phase, seat, action: action.clone(), reason, invalid });
+                }
+                actions[seat] = Some(action);
+            }
+            let stepped = apply_step(state, actions, &mut sink);
+            for a in actions.iter_mut() {
+                *a = None;
+            }
+            // Every action was checked (or replaced by a valid fallback) against this state.
+            if stepped.is_err() {
+                break;
+            }
+            if let Some(log) = log.as_deref_mut() {
+                log.file_events(sink.events.as_deref_mut().unwrap_or(&mut Vec::new()));
+            }
+            if state.rounds().len() > rounds_before {
+                hash.round(state, rounds_before);
+            }
+        }
+        hash
+    }
+
+    /// The capacities of every reusable buffer (tests check that playing does not grow them).
+    #[cfg(test)]
+    pub(crate) fn capacities(&self) -> Vec<usize> {
+        let b = &self.buf;
+        vec![
+            b.state.agents.capacity(),
+            b.state.rounds.capacity(),
+            b.state.arguments.capacity(),
+            b.state.skips.capacity(),
+            b.streams.capacity(),
+            b.actions.capacity(),
+            b.tally.invalid.capacity(),
+            b.tally.decision_fallback.capacity(),
+        ]
+    }
+
+    /// Plays one episode and returns its record (and the replay's raw log when asked).
+    pub fn play_record(&mut self, seed: u64, replay: bool) -> (EpisodeRecord, Option<ReplayLog>) {
+        let mut log = replay.then(ReplayLog::default);
+        let hash = self.run(seed, log.as_mut());
+        (record::record(&self.buf.state, &self.buf.tally, &hash), log)
+    }
+}
+
+/// The fallback of an invalid action (§7): `skip` in a debate phase, else the default decision.
+fn fallback(state: &TrolleyState, phase: Phase) -> TrolleyAction {
+    if phase.debate_index().is_some() {
+        TrolleyAction::SKIP
+    } else {
+        TrolleyAction::Decide { decision: policies::fallback_decision(state) }
+    }
+}
+
+/// Events go nowhere unless a replay is being recorded.
+struct Sink<'a> {
+    events: Option<&'a mut Vec<Event>>,
+}
+
+impl EventSink for Sink<'_> {
+    #[inline]
+    fn emit(&mut self, make: impl FnOnce() -> Event) {
+        if let Some(v) = self.events.as_deref_mut() {
+            v.push(make());
+        }
+    }
+}
+
+/// Episodes per job for N agents: an episode's cost grows about as N² (N rounds of N−1
+/// speakers), and 25 000 / N² makes a job about 10 ms on one core (1000 episodes of
+/// `balanced_5p`, 250 of `large_10p`).
+const fn episodes_per_job(n: u64) -> u64 {
+    25_000 / (n * n)
+}
+
+impl Game for Trolley {
+    const INFO: GameInfo = GameInfo {
+        kind: GameKind::Trolley,
+        rules_version: RULES_VERSION,
+        scenarios: &SCENARIOS,
+        policies: &policies::POLICIES,
+        stat_keys: &STAT_KEYS,
+        win_outcome: None,
+        outcomes: &OUTCOMES,
+        buckets: BUCKETS,
+    };
+
+    fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<Trolley, JobError> {
+        let scenario = Scenario::from_spec(scenario)?;
+        let n = usize::from(scenario.num_agents);
+        if team.len() != n {
+            return Err(JobError::invalid(
+                scenario_path("num_agents"),
+                n,
+                format!("the policy set has {} seats; it needs one per agent", team.len()),
+            ));
+        }
+        let params =
+            team.iter().enumerate().map(|(seat, s)| policies::parse(seat, s)).collect::<Result<Vec<_>, _>>()?;
+        let m = scenario.minority();
+        let templates = Templates::for_sides(n - 1 - m, m);
+        let policies = params.into_iter().map(|p| Policy::new(p, templates)).collect();
+        let to_job_error = |e: super::error::TrolleyError| JobError::invalid("scenario", &scenario.name, e.to_string());
+        let mut state = TrolleyState::new_game(scenario.config(), 0, 0, &mut NoEvents).map_err(to_job_error)?;
+        for seat in 0..n {
+            let id = agent_id(seat);
+            state.register(&id, &id, &mut NoEvents).map_err(to_job_error)?;
+        }
+        Ok(Trolley {
+            specs: team.iter().map(Spec::to_string).collect(),
+            policies,
+            buf: Box::new(Buffers {
+                state,
+                streams: (0..n).map(|seat| Stream::agent(0, seat)).collect(),
+                actions: vec![None; n],
+                tally: Tally::default(),
+            }),
+            scenario,
+        })
+    }
+
+    fn default_episodes_per_job(scenario: &Spec) -> u64 {
+        // An invalid scenario fails in `prepare`; any constant will do for it.
+        let n = Scenario::from_spec(scenario).map_or(5, |s| u64::from(s.num_agents));
+        episodes_per_job(n)
+    }
+
+    fn play(&mut self, seed: u64, replay: bool) -> Episode {
+        let (record, log) = self.play_record(seed, replay);
+        let replay = log.map(|log| replay::render(&self.buf.state, &self.scenario, &self.specs, &record, &log));
+        Episode { record, replay }
+    }
+}

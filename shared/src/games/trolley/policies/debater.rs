@@ -1,0 +1,123 @@
+//! The `debater` policy (§10): template arguments as a side agent, one of four rules as
+//! operator. Draw order per debate phase: chance(skip), then chance(persuasion), then
+//! index(family length); as operator, one chance(p) for `random` and `persuadable`, none for the
+//! deterministic rules.
+
+use super::templates::Templates;
+use super::Reason;
+use crate::games::trolley::engine::TrolleyAction;
+use crate::games::trolley::vocab::{Decision, Side};
+use crate::seeding::Stream;
+
+/// How a debater decides as operator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OperatorRule {
+    /// Always `save_majority`.
+    Utilitarian,
+    /// `save_majority` with probability `p_majority`.
+    Random,
+    /// Weighs the arguments around a prior `bias` for the larger side.
+    Persuadable,
+    /// Saves the side argued down (smaller total weight; equal → `save_minority`).
+    Contrarian,
+}
+
+impl OperatorRule {
+    /// Every rule, in the spec's order.
+    pub const ALL: [OperatorRule; 4] =
+        [OperatorRule::Utilitarian, OperatorRule::Random, OperatorRule::Persuadable, OperatorRule::Contrarian];
+
+    /// The spec's name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            OperatorRule::Utilitarian => "utilitarian",
+            OperatorRule::Random => "random",
+            OperatorRule::Persuadable => "persuadable",
+            OperatorRule::Contrarian => "contrarian",
+        }
+    }
+}
+
+/// `debater` parameters with the spec's defaults.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DebaterParams {
+    /// Probability that an argument is strong, [0, 1].
+    pub persuasion: f64,
+    /// Probability of skipping a phase, [0, 1].
+    pub skip: f64,
+    /// The operator rule.
+    pub operator: OperatorRule,
+    /// `persuadable`'s prior for the larger side, [−0.5, 0.5].
+    pub bias: f64,
+    /// `random`'s probability of `save_majority`, [0, 1].
+    pub p_majority: f64,
+}
+
+impl Default for DebaterParams {
+    fn default() -> DebaterParams {
+        DebaterParams { persuasion: 0.5, skip: 0.1, operator: OperatorRule::Persuadable, bias: 0.2, p_majority: 0.5 }
+    }
+}
+
+/// A debater: its parameters and the game's pre-rendered templates.
+#[derive(Clone, Debug)]
+pub struct Debater {
+    params: DebaterParams,
+    templates: &'static Templates,
+}
+
+impl Debater {
+    /// A debater over `templates`.
+    pub fn new(params: DebaterParams, templates: &'static Templates) -> Debater {
+        Debater { params, templates }
+    }
+
+    /// The parameters.
+    pub fn params(&self) -> &DebaterParams {
+        &self.params
+    }
+
+    /// A side agent's action in debate phase `phase` (0..3).
+    pub fn argue(&self, side: Side, phase: usize, rng: &mut Stream) -> (TrolleyAction, Reason) {
+        if rng.chance(self.params.skip) {
+            return (TrolleyAction::SKIP, Reason::Skipped);
+        }
+        let strong = rng.chance(self.params.persuasion);
+        let family = self.templates.family(side, phase, strong);
+        let template = rng.index(family.len());
+        (TrolleyAction::Argue { text: family[template].clone() }, Reason::Argued { strong, template })
+    }
+
+    /// The operator's decision from the summed argument weights of each side.
+    pub fn decide(&self, w_majority: f64, w_minority: f64, rng: &mut Stream) -> (Decision, Reason) {
+        let rule = self.params.operator;
+        let reason = |p| Reason::Decided { rule, w_majority, w_minority, p };
+        let pick = |majority: bool| {
+            if majority {
+                Decision::SaveMajority
+            } else {
+                Decision::SaveMinority
+            }
+        };
+        match rule {
+            OperatorRule::Utilitarian => (Decision::SaveMajority, reason(None)),
+            OperatorRule::Random => {
+                let p = self.params.p_majority;
+                (pick(rng.chance(p)), reason(Some(p)))
+            }
+            OperatorRule::Persuadable => {
+                let p = persuadable_p(self.params.bias, w_majority, w_minority);
+                (pick(rng.chance(p)), reason(Some(p)))
+            }
+            // Equal weights (including no arguments at all) save the minority.
+            OperatorRule::Contrarian => (pick(w_majority < w_minority), reason(None)),
+        }
+    }
+}
+
+/// `persuadable`'s probability of `save_majority`: margin = (W_maj − W_min)/(W_maj + W_min + 1),
+/// p = clamp(0.5 + bias + 0.5·margin, 0, 1).
+pub fn persuadable_p(bias: f64, w_majority: f64, w_minority: f64) -> f64 {
+    let margin = (w_majority - w_minority) / (w_majority + w_minority + 1.0);
+    (0.5 + bias + 0.5 * margin).clamp(0.0, 1.0)
+}
