@@ -1,1 +1,23 @@
-//! Test support: a real nats-server per test.
+//! Test support for simfleet's integration tests: a real nats-server per test, the real worker
+//! (in-process or as a process), job publishing, result collection, waiting with timeouts.
+//!
+//! # Layout
+//!
+//! - [`nats_server`]: [`NatsServer`] (`start`, `start_with_config`, `restart`, `client_url`).
+//! - [`running_worker`]: [`RunningWorker`], `worker::run` in a task; [`test_settings`].
+//! - [`worker_process`]: [`WorkerProcess`], the `worker` binary (build it first).
+//! - [`jobs`]: job builders and publishing; [`results`]: reading results and queue depth.
+//! - [`scrape`]: HTTP GET and Prometheus text lookups; [`wait`]: conditions with timeouts.
+
+pub mod jobs;
+pub mod nats_server;
+pub mod results;
+pub mod running_worker;
+pub mod scrape;
+pub mod wait;
+pub mod worker_process;
+
+pub use nats_server::{config_fixture, NatsServer};
+pub use running_worker::{connect, test_settings, RunningWorker};
+pub use wait::{wait_until, within};
+pub use worker_process::WorkerProcess;

@@ -1,1 +1,18 @@
-//! The one integration test binary.
+//! The one integration test binary. Every test starts its own real nats-server (see
+//! `simfleet_tests::NatsServer`); tests that run the `worker` binary need
+//! `cargo build -p simfleet-worker` first.
+
+// Bad messages on the jobs subject, cancelled sweeps, exactly one result per job.
+mod worker;
+// The topology: idempotent get-or-create, concurrent starts, mismatches.
+mod topology;
+// Credentials: wrong ones fail clearly with a non-zero exit, right ones work.
+mod auth;
+// SIGTERM: drain, give back, exit 0, lose nothing.
+mod shutdown;
+// nats-server restarted mid-run: the worker carries on, nothing lost.
+mod restart;
+// /metrics, /healthz, /readyz of the worker binary.
+mod metrics;
+// The worker binary's configuration errors.
+mod config;

@@ -1,1 +1,101 @@
-//! worker library
+//! The simfleet worker: pulls episode jobs from the shared JetStream consumer, plays them with
+//! `simfleet::run_job` on the blocking pool, publishes MessagePack results and keeps Prometheus
+//! metrics. `main.rs` only parses the config, starts logging and metrics, connects, and calls
+//! [`run`] with a signal future; tests call the same [`run`].
+//!
+//! # Layout
+//!
+//! - [`settings`]: layered configuration → [`Settings`]; [`cli`]: the flags; [`auth`]: secrets.
+//! - [`connection`]: connecting to NATS with credentials, and the connection state.
+//! - [`topology`]: get-or-create of the streams, consumer and KV bucket (the coordinator uses
+//!   it too).
+//! - `intake`: the pull loop, slots and shutdown; `job`: one job from delivery to ack;
+//!   `cancellation`: which sweeps are cancelled.
+//! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
+//!   job.
+//! - [`server`]: `/metrics`, `/healthz`, `/readyz`.
+//! - [`WorkerError`]: what stops the worker.
+//!
+//! ```no_run
+//! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let settings = worker::Settings { concurrency: 2, ..worker::Settings::default() };
+//! let client = worker::connection::connect(&settings).await?;
+//! worker::run(client, settings, async { let _ = tokio::signal::ctrl_c().await; }).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+use std::future::Future;
+use std::sync::Arc;
+
+use async_nats::jetstream;
+use tokio::sync::Semaphore;
+
+pub mod auth;
+mod cancellation;
+pub mod cli;
+pub mod connection;
+mod error;
+mod intake;
+mod job;
+mod job_metrics;
+pub mod server;
+pub mod settings;
+pub mod telemetry;
+pub mod topology;
+
+pub use cli::Cli;
+pub use error::{redact_url, WorkerError};
+pub use settings::{ConfigError, LogFormat, Settings};
+
+/// How long a job whose result could not be published waits before it is redelivered: long
+/// enough for a server restart or leader election, short next to the ack wait.
+const PUBLISH_RETRY_DELAY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Runs the worker until `shutdown` completes, then drains: no more pulls, jobs in flight get
+/// `settings.drain_timeout` to finish, the rest go back to the queue. Returns `Ok` after a
+/// clean drain; errors only when the topology cannot be set up at start.
+pub async fn run(
+    client: async_nats::Client,
+    settings: Settings,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), WorkerError> {
+    let js = jetstream::new(client);
+    let topology_config = topology::TopologyConfig::from(&settings);
+    let mut topology = topology::ensure(&js, &topology_config).await?;
+    // The server's ack wait wins over ours if the consumer already existed (see `topology`).
+    let ack_wait = match topology.workers.info().await {
+        Ok(info) => info.config.ack_wait,
+        Err(_) => settings.ack_wait,
+    };
+    telemetry::register_worker(settings.concurrency);
+    let env = simfleet::RunEnv {
+        chat: Some(Arc::new(simfleet::llm::http::HttpTransport::new())),
+        worker: settings.worker_id.clone(),
+    };
+    let jobs = job::JobContext {
+        js: js.clone(),
+        env,
+        metrics: job_metrics::JobMetrics::new(),
+        sweeps: cancellation::SweepStates::new(topology.sweeps.clone(), cancellation::SWEEP_STATE_TTL),
+        progress_every: (ack_wait / 3).max(std::time::Duration::from_millis(100)),
+        nak_delay: PUBLISH_RETRY_DELAY,
+    };
+    tracing::info!(
+        worker_id = settings.worker_id,
+        concurrency = settings.concurrency,
+        ack_wait_seconds = ack_wait.as_secs(),
+        "worker started"
+    );
+    let intake = intake::Intake {
+        js,
+        topology: topology_config,
+        consumer: Some(topology.workers),
+        jobs: Arc::new(jobs),
+        slots: Arc::new(Semaphore::new(settings.concurrency)),
+        fetch_batch: settings.fetch_batch.max(1),
+        drain_timeout: settings.drain_timeout,
+    };
+    intake.run(shutdown).await;
+    Ok(())
+}

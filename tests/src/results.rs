@@ -1,0 +1,62 @@
+//! Reading what the workers answered: results on `simfleet.results.<sweep>`, jobs still queued.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use async_nats::jetstream::consumer::{pull, AckPolicy, PullConsumer};
+use async_nats::jetstream::Context;
+use futures::StreamExt;
+use simfleet::topology::{result_subject, JOBS_STREAM, RESULTS_STREAM};
+use simfleet::JobResult;
+
+use crate::wait::within;
+
+/// Reads results of `sweep` until `count` distinct job indexes have one (a redelivered job may
+/// be answered twice; the first answer is kept). Fails after `timeout`.
+pub async fn collect_results(js: &Context, sweep: &str, count: usize, timeout: Duration) -> BTreeMap<u64, JobResult> {
+    let stream = js.get_stream(RESULTS_STREAM).await.expect("the results stream exists");
+    let consumer = stream
+        .create_consumer(pull::OrderedConfig { filter_subject: result_subject(sweep), ..Default::default() })
+        .await
+        .expect("an ordered consumer on the results");
+    let mut messages = consumer.messages().await.expect("results messages");
+    let mut results = BTreeMap::new();
+    let what = format!("{count} results of sweep {sweep}");
+    within(&what, timeout, async {
+        while results.len() < count {
+            match messages.next().await {
+                Some(Ok(msg)) => {
+                    let r: JobResult = simfleet::protocol::decode(&msg.payload).expect("a result decodes");
+                    results.entry(r.index).or_insert(r);
+                }
+                Some(Err(e)) => eprintln!("results consumer: {e} (retrying)"),
+                None => panic!("the results consumer ended"),
+            }
+        }
+    })
+    .await;
+    results
+}
+
+/// How many results (duplicates included) the stream holds for `sweep`.
+pub async fn result_messages(js: &Context, sweep: &str) -> u64 {
+    let stream = js.get_stream(RESULTS_STREAM).await.expect("the results stream exists");
+    let mut consumer: PullConsumer = stream
+        .create_consumer(pull::Config {
+            filter_subject: result_subject(sweep),
+            ack_policy: AckPolicy::None,
+            inactive_threshold: Duration::from_secs(10),
+            ..Default::default()
+        })
+        .await
+        .expect("an ephemeral consumer on the results");
+    let pending = consumer.info().await.expect("consumer info").num_pending;
+    let _ = stream.delete_consumer(&consumer.cached_info().name).await;
+    pending
+}
+
+/// How many jobs are still in the work-queue stream (not acknowledged or terminated).
+pub async fn jobs_in_stream(js: &Context) -> u64 {
+    let mut stream = js.get_stream(JOBS_STREAM).await.expect("the jobs stream exists");
+    stream.info().await.expect("jobs stream info").state.messages
+}

@@ -1,0 +1,91 @@
+//! `worker::topology` against a real server: exactly DESIGN's objects, idempotent under
+//! concurrent starts, refusing a stream it cannot use, and catching dead letters.
+
+use std::time::Duration;
+
+use async_nats::jetstream::message::AckKind;
+use async_nats::jetstream::stream::{self, RetentionPolicy, StorageType};
+use futures::StreamExt;
+use simfleet::topology as names;
+use simfleet_tests::jobs::{good_job, publish_job, unique_sweep};
+use simfleet_tests::{wait_until, within, NatsServer};
+use worker::topology::{ensure, TopologyConfig};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ensure_is_idempotent_under_concurrent_starts() {
+    let server = NatsServer::start();
+    let client = async_nats::connect(server.client_url()).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    let cfg = TopologyConfig::default();
+    let all = futures::future::join_all((0..4).map(|_| ensure(&js, &cfg))).await;
+    for t in all {
+        t.expect("every concurrent start succeeds");
+    }
+    let mut t = ensure(&js, &cfg).await.expect("and again");
+
+    let jobs = &t.jobs.cached_info().config;
+    assert_eq!(jobs.subjects, vec![names::JOBS_FILTER.to_string()]);
+    assert_eq!((jobs.retention, jobs.storage), (RetentionPolicy::WorkQueue, StorageType::File));
+    assert!(jobs.duplicate_window > Duration::ZERO);
+    let results = &t.results.cached_info().config;
+    assert_eq!(results.subjects, vec![names::RESULTS_FILTER.to_string()]);
+    assert_eq!(results.retention, RetentionPolicy::Limits);
+    assert!(results.max_age >= Duration::from_secs(24 * 3600));
+    assert_eq!(t.dlq.cached_info().config.subjects, vec![names::DLQ_SUBJECT.to_string()]);
+    let consumer = t.workers.info().await.unwrap().config.clone();
+    assert_eq!(consumer.durable_name.as_deref(), Some(names::WORKERS_CONSUMER));
+    assert_eq!(consumer.filter_subject, names::JOBS_FILTER);
+    assert_eq!((consumer.ack_wait, consumer.max_deliver, consumer.max_ack_pending), (cfg.ack_wait, 5, 1000));
+    assert_eq!(t.sweeps.status().await.unwrap().bucket(), names::SWEEPS_BUCKET);
+    let mut names_seen = t.jobs.consumer_names();
+    let mut consumers = Vec::new();
+    while let Some(n) = names_seen.next().await {
+        consumers.push(n.unwrap());
+    }
+    assert_eq!(consumers, vec![names::WORKERS_CONSUMER.to_string()], "ONE consumer on the work queue");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_jobs_stream_of_the_wrong_kind_is_an_error_naming_it() {
+    let server = NatsServer::start();
+    let client = async_nats::connect(server.client_url()).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    js.create_stream(stream::Config {
+        name: names::JOBS_STREAM.into(),
+        subjects: vec![names::JOBS_FILTER.into()],
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let err = ensure(&js, &TopologyConfig::default()).await.unwrap_err().to_string();
+    assert!(err.contains(names::JOBS_STREAM) && err.contains("retention"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_out_of_deliveries_are_captured_in_the_dlq() {
+    let server = NatsServer::start();
+    let client = async_nats::connect(server.client_url()).await.unwrap();
+    let js = async_nats::jetstream::new(client);
+    let cfg = TopologyConfig { max_deliver: 2, ..TopologyConfig::default() };
+    let t = ensure(&js, &cfg).await.unwrap();
+    publish_job(&js, &good_job(&unique_sweep("dlq"), 0, 1)).await;
+    // A worker that fails transiently twice: NAK, NAK, and the server gives up.
+    for _ in 0..2 {
+        let mut batch = t.workers.batch().max_messages(1).expires(Duration::from_secs(5)).messages().await.unwrap();
+        let msg = within("a delivery", Duration::from_secs(10), batch.next()).await.unwrap().unwrap();
+        msg.ack_with(AckKind::Nak(None)).await.unwrap();
+        // The NAK is a plain publish: make sure it reached the server before fetching again.
+        js.client().flush().await.unwrap();
+    }
+    // The server notices the exhausted job when it next tries to deliver it: a third pull, which
+    // gets nothing.
+    let mut none = t.workers.batch().max_messages(1).expires(Duration::from_secs(1)).messages().await.unwrap();
+    let extra = within("the last pull to end", Duration::from_secs(10), none.next()).await;
+    assert!(extra.is_none(), "no third delivery");
+    let dlq = js.get_stream(names::DLQ_STREAM).await.unwrap();
+    wait_until("a max-deliveries advisory in the DLQ", Duration::from_secs(30), || {
+        let mut dlq = dlq.clone();
+        async move { (dlq.info().await.ok()?.state.messages == 1).then_some(()) }
+    })
+    .await;
+}

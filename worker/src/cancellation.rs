@@ -1,0 +1,66 @@
+//! Which sweeps are cancelled: the sweep's entry in the `simfleet_sweeps` KV bucket, cached.
+//!
+//! `coordinator cancel` sets the entry's status to `cancelled` and purges the sweep's jobs, but
+//! jobs already delivered (or published during the purge) still reach workers; those are
+//! answered `cancelled` without playing. A short TTL cache keeps this to one KV read per sweep
+//! every few seconds instead of one per job, and survives reconnects without the bookkeeping a
+//! KV watch would need. When the KV read fails the job is played: a cancel is a saving, not a
+//! correctness matter, and a spurious `cancelled` would lose work.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::kv;
+use simfleet::topology::{SweepEntry, SweepStatus};
+
+/// How long a sweep's state is trusted before it is read again.
+pub const SWEEP_STATE_TTL: Duration = Duration::from_secs(2);
+
+/// A cache of sweep states read from the KV bucket.
+pub(crate) struct SweepStates {
+    kv: kv::Store,
+    ttl: Duration,
+    /// `std::sync::Mutex`: held only to read or write the map, never across an `.await`.
+    cache: Mutex<HashMap<String, (Instant, bool)>>,
+}
+
+impl SweepStates {
+    pub(crate) fn new(kv: kv::Store, ttl: Duration) -> SweepStates {
+        SweepStates { kv, ttl, cache: Mutex::new(HashMap::new()) }
+    }
+
+    /// Whether `sweep` is cancelled, as of at most `ttl` ago.
+    pub(crate) async fn is_cancelled(&self, sweep: &str) -> bool {
+        let now = Instant::now();
+        if let Some((at, cancelled)) = self.lock().get(sweep) {
+            if now.duration_since(*at) < self.ttl {
+                return *cancelled;
+            }
+        }
+        let cancelled = match self.kv.get(sweep).await {
+            Ok(Some(bytes)) => match serde_json::from_slice::<SweepEntry>(&bytes) {
+                Ok(entry) => entry.status == SweepStatus::Cancelled,
+                Err(e) => {
+                    tracing::warn!(sweep, error = %e, "the sweep's KV entry is not a SweepEntry; treating it as live");
+                    false
+                }
+            },
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(sweep, error = %e, "cannot read the sweep's KV entry; treating it as live");
+                return false;
+            }
+        };
+        let mut cache = self.lock();
+        // Forget sweeps not seen for a while, so a long-lived worker does not grow without bound.
+        cache.retain(|_, (at, _)| now.duration_since(*at) < self.ttl * 100);
+        cache.insert(sweep.to_string(), (now, cancelled));
+        cancelled
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, bool)>> {
+        // Poisoning needs a panic while the lock is held; the code above cannot panic there.
+        self.cache.lock().expect("sweep state cache lock")
+    }
+}

@@ -1,0 +1,47 @@
+//! The command line of `worker`: the last and strongest layer of the configuration
+//! ([`crate::settings`] merges it over defaults, `NATS_URL`, the file and the environment).
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+use crate::settings::LogFormat;
+
+/// simfleet worker: pulls episode jobs from NATS JetStream, plays them, publishes results.
+///
+/// Configuration is layered, later layers winning: built-in defaults, the NATS_URL
+/// environment variable, the --config file, SIMFLEET_WORKER__<KEY> environment variables
+/// (e.g. SIMFLEET_WORKER__CONCURRENCY=8, SIMFLEET_WORKER__AUTH__PASSWORD_FILE=/run/secrets/p),
+/// then these flags. Keys are snake_case with unit suffixes: nats_url, concurrency,
+/// ack_wait_seconds, max_deliver, max_ack_pending, fetch_batch, drain_timeout_seconds,
+/// metrics_listen, log_format, worker_id, [auth] (user, password, password_file, token,
+/// token_file, nkey_seed, nkey_seed_file, creds_file, tls_ca_file) and
+/// [buckets.<game>] (team_reward, length, agent_reward).
+///
+/// Serves /metrics, /healthz and /readyz on --metrics-listen. SIGTERM or ctrl-c stops
+/// pulling, lets jobs in flight finish for drain_timeout_seconds, returns the rest to the
+/// queue and exits 0.
+#[derive(Debug, Default, Parser)]
+#[command(name = "worker", version, about, long_about)]
+pub struct Cli {
+    /// A TOML config file (keys as listed above).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
+    /// NATS server URL(s), comma-separated [default: nats://127.0.0.1:4222].
+    #[arg(long, value_name = "URL")]
+    pub nats_url: Option<String>,
+
+    /// Where to serve /metrics, /healthz and /readyz [default: 127.0.0.1:9464]; port 0 picks a
+    /// free port (logged at startup).
+    #[arg(long, value_name = "ADDR")]
+    pub metrics_listen: Option<String>,
+
+    /// Log format: `text` for people, `json` for log pipelines [default: text].
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub log_format: Option<LogFormat>,
+
+    /// Jobs played at once [default: the number of available cores].
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+}

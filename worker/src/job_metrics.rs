@@ -1,0 +1,149 @@
+//! Recording one job's metrics from its result, with cached handles.
+//!
+//! Looking a metric up by name and labels hashes and allocates; a job of 1000 episodes would
+//! do that thousands of times. So handles are resolved once per sweep cell (game, scenario,
+//! policy set) and kept, and outcomes are counted per job before one `increment` each. The
+//! engines never see any of this: everything is derived from the `JobResult` afterwards.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use metrics::{Counter, Gauge, Histogram};
+use simfleet::{GameKind, Job, JobErrorKind, JobResult};
+
+use crate::telemetry::{
+    agent_reward_metric, episode_length_metric, team_reward_metric, EPISODES_TOTAL, JOBS_IN_FLIGHT, JOBS_TOTAL,
+    JOB_DURATION_SECONDS, JOB_REDELIVERIES_TOTAL, UNKNOWN_GAME_LABEL,
+};
+
+/// The `game` label of a job's game string: the id if known, else [`UNKNOWN_GAME_LABEL`].
+pub(crate) fn game_label(game: &str) -> &'static str {
+    game.parse::<GameKind>().map_or(UNKNOWN_GAME_LABEL, GameKind::as_str)
+}
+
+/// The handles of one sweep cell.
+struct Cell {
+    game: &'static str,
+    scenario: String,
+    policy_set: String,
+    team_reward: Histogram,
+    length: Histogram,
+    /// One per seat, labelled with the seat's policy.
+    agent_reward: Vec<Histogram>,
+    /// Episodes by outcome label (a game has a handful).
+    outcomes: HashMap<String, Counter>,
+}
+
+impl Cell {
+    fn new(kind: GameKind, job: &Job) -> Cell {
+        let scenario = job.scenario.clone();
+        let policy_set = job.policy_set.name.clone();
+        let labels = [("scenario", scenario.clone()), ("policy_set", policy_set.clone())];
+        let agent_reward = job
+            .policy_set
+            .seats
+            .iter()
+            .map(|seat| {
+                let policy = simfleet::policy::metric_label(seat).into_owned();
+                metrics::histogram!(agent_reward_metric(kind), "scenario" => scenario.clone(), "policy" => policy)
+            })
+            .collect();
+        Cell {
+            game: kind.as_str(),
+            team_reward: metrics::histogram!(team_reward_metric(kind), &labels),
+            length: metrics::histogram!(episode_length_metric(kind), &labels),
+            agent_reward,
+            outcomes: HashMap::new(),
+            scenario,
+            policy_set,
+        }
+    }
+
+    fn outcome(&mut self, outcome: &str) -> &Counter {
+        if !self.outcomes.contains_key(outcome) {
+            let c = metrics::counter!(EPISODES_TOTAL,
+                "game" => self.game, "scenario" => self.scenario.clone(),
+                "policy_set" => self.policy_set.clone(), "outcome" => outcome.to_string());
+            self.outcomes.insert(outcome.to_string(), c);
+        }
+        &self.outcomes[outcome]
+    }
+}
+
+/// A sweep cell: game, scenario string, policy set name.
+type CellKey = (GameKind, String, String);
+
+/// The worker's metric handles. Shared by every job task; the locks are `std::sync::Mutex`es
+/// because nothing awaits while holding them.
+pub(crate) struct JobMetrics {
+    cells: Mutex<HashMap<CellKey, Arc<Mutex<Cell>>>>,
+    in_flight: Gauge,
+}
+
+impl JobMetrics {
+    pub(crate) fn new() -> JobMetrics {
+        JobMetrics { cells: Mutex::new(HashMap::new()), in_flight: metrics::gauge!(JOBS_IN_FLIGHT) }
+    }
+
+    /// Counts a job in flight until the guard drops.
+    pub(crate) fn in_flight(&self) -> InFlight {
+        self.in_flight.increment(1.0);
+        InFlight(self.in_flight.clone())
+    }
+
+    /// A job delivered more than once.
+    pub(crate) fn redelivered(&self, game: &str) {
+        metrics::counter!(JOB_REDELIVERIES_TOTAL, "game" => game_label(game)).increment(1);
+    }
+
+    /// A job answered with an error of `kind` (`game` as the job says, if it says).
+    pub(crate) fn job_failed(&self, game: &str, kind: JobErrorKind) {
+        metrics::counter!(JOBS_TOTAL, "game" => game_label(game), "status" => "error", "error_kind" => kind.as_str())
+            .increment(1);
+    }
+
+    /// A job played: its episodes, rewards, lengths and duration, aggregated per job.
+    pub(crate) fn job_played(&self, job: &Job, result: &JobResult) {
+        let game = game_label(&job.game);
+        metrics::histogram!(JOB_DURATION_SECONDS, "game" => game).record(result.elapsed_seconds);
+        if let Some(e) = &result.error {
+            self.job_failed(&job.game, e.kind);
+            return;
+        }
+        metrics::counter!(JOBS_TOTAL, "game" => game, "status" => "ok").increment(1);
+        let Ok(kind) = job.game.parse::<GameKind>() else {
+            return;
+        };
+        let key = (kind, job.scenario.clone(), job.policy_set.name.clone());
+        let cell = {
+            // Poisoning would need a panic while holding the lock, and nothing in here panics.
+            let mut cells = self.cells.lock().expect("metrics cache lock");
+            cells.entry(key).or_insert_with(|| Arc::new(Mutex::new(Cell::new(kind, job)))).clone()
+        };
+        let mut cell = cell.lock().expect("metrics cell lock");
+        let mut outcomes: Vec<(&str, u64)> = Vec::new();
+        for r in &result.records {
+            cell.team_reward.record(r.team_reward);
+            cell.length.record(f64::from(r.length));
+            for (h, reward) in cell.agent_reward.iter().zip(&r.agent_rewards) {
+                h.record(*reward);
+            }
+            match outcomes.iter_mut().find(|(o, _)| *o == r.outcome) {
+                Some((_, n)) => *n += 1,
+                None => outcomes.push((&r.outcome, 1)),
+            }
+        }
+        for (outcome, n) in outcomes {
+            cell.outcome(outcome).increment(n);
+        }
+    }
+}
+
+/// Decrements [`JOBS_IN_FLIGHT`] when dropped, whichever way the job ends.
+pub(crate) struct InFlight(Gauge);
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.decrement(1.0);
+    }
+}

@@ -1,0 +1,260 @@
+//! The worker's configuration, loaded in two stages (ripgrep's `LowArgs` → `HiArgs`).
+//!
+//! Stage one, [`RawConfig`], is what the user wrote, merged by the `config` crate from (weakest
+//! first) built-in defaults, `NATS_URL`, the `--config` TOML file, `SIMFLEET_WORKER__*`
+//! environment variables and the command-line flags, and deserialised with
+//! `deny_unknown_fields` so a typo is an error naming the key. Stage two, [`Settings`], holds
+//! resolved values (`Duration`s, a `SocketAddr`, read secret files, checked buckets) and is what
+//! [`crate::run`] takes. Tests build `Settings` directly from [`Settings::default`].
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::auth::{Auth, AuthConfig};
+use crate::cli::Cli;
+use crate::telemetry::{self, GameBuckets};
+
+/// The NATS server when nothing says otherwise.
+pub const DEFAULT_NATS_URL: &str = "nats://127.0.0.1:4222";
+/// The metrics listener when nothing says otherwise (the container image sets `0.0.0.0:9464`).
+pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:9464";
+/// The environment prefix: `SIMFLEET_WORKER__CONCURRENCY`, `SIMFLEET_WORKER__AUTH__TOKEN`.
+pub const ENV_PREFIX: &str = "SIMFLEET_WORKER";
+
+/// A configuration error: one line naming the key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError {
+    key: Option<String>,
+    message: String,
+}
+
+impl ConfigError {
+    /// An error about `key`.
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> ConfigError {
+        ConfigError { key: Some(key.into()), message: message.into() }
+    }
+
+    /// The key at fault, when known.
+    pub fn key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.key {
+            Some(key) => write!(f, "invalid config key `{key}`: {}", self.message),
+            None => write!(f, "invalid config: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl From<config::ConfigError> for ConfigError {
+    fn from(e: config::ConfigError) -> ConfigError {
+        // The crate's messages already name the key ("invalid type: … for key `concurrency`",
+        // "unknown field `x`"); keep them on one line.
+        ConfigError { key: None, message: e.to_string().replace('\n', " ") }
+    }
+}
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum LogFormat {
+    /// Human-readable lines (coloured on a terminal).
+    #[default]
+    Text,
+    /// One JSON object per line, for log pipelines.
+    Json,
+}
+
+/// Stage one: the merged configuration as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    nats_url: String,
+    worker_id: Option<String>,
+    concurrency: Option<usize>,
+    ack_wait_seconds: u64,
+    max_deliver: i64,
+    max_ack_pending: i64,
+    fetch_batch: Option<usize>,
+    drain_timeout_seconds: u64,
+    metrics_listen: String,
+    log_format: LogFormat,
+    #[serde(default)]
+    auth: AuthConfig,
+    #[serde(default)]
+    buckets: BTreeMap<String, GameBuckets>,
+}
+
+/// Stage two: everything the worker needs, resolved and checked.
+///
+/// `Debug` shows `nats_url` with any password redacted and credentials as `***`, so settings
+/// can be logged.
+#[derive(Clone)]
+pub struct Settings {
+    /// NATS server URL(s), comma-separated.
+    pub nats_url: String,
+    /// This worker's id, stamped on results (`HOSTNAME`, i.e. the pod name, by default).
+    pub worker_id: String,
+    /// Jobs played at once; also the most jobs one pull asks for.
+    pub concurrency: usize,
+    /// The consumer's ack wait; in-progress acks go out every third of it.
+    pub ack_wait: Duration,
+    /// Deliveries of a job before the server gives up on it (and the DLQ captures it).
+    pub max_deliver: i64,
+    /// Fleet-wide cap of jobs delivered and not yet acknowledged.
+    pub max_ack_pending: i64,
+    /// The most jobs asked for in one pull (never more than the free slots).
+    pub fetch_batch: usize,
+    /// How long SIGTERM waits for jobs in flight before returning them to the queue.
+    pub drain_timeout: Duration,
+    /// Where `/metrics`, `/healthz` and `/readyz` are served.
+    pub metrics_listen: SocketAddr,
+    /// Log format.
+    pub log_format: LogFormat,
+    /// Credentials and TLS.
+    pub auth: Auth,
+    /// Histogram bucket overrides, by full metric name.
+    pub buckets: BTreeMap<String, Vec<f64>>,
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("nats_url", &crate::redact_url(&self.nats_url))
+            .field("worker_id", &self.worker_id)
+            .field("concurrency", &self.concurrency)
+            .field("ack_wait", &self.ack_wait)
+            .field("max_deliver", &self.max_deliver)
+            .field("max_ack_pending", &self.max_ack_pending)
+            .field("fetch_batch", &self.fetch_batch)
+            .field("drain_timeout", &self.drain_timeout)
+            .field("metrics_listen", &self.metrics_listen)
+            .field("log_format", &self.log_format)
+            .field("auth", &self.auth)
+            .field("buckets", &self.buckets)
+            .finish()
+    }
+}
+
+fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+fn default_worker_id(env: &HashMap<String, String>) -> String {
+    env.get("HOSTNAME").filter(|h| !h.is_empty()).cloned().unwrap_or_else(|| format!("worker-{}", std::process::id()))
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        let cores = available_cores();
+        Settings {
+            nats_url: DEFAULT_NATS_URL.to_string(),
+            worker_id: default_worker_id(&HashMap::new()),
+            concurrency: cores,
+            ack_wait: Duration::from_secs(30),
+            max_deliver: 5,
+            max_ack_pending: 1000,
+            fetch_batch: cores,
+            drain_timeout: Duration::from_secs(25),
+            metrics_listen: DEFAULT_METRICS_LISTEN.parse().expect("a valid literal address"),
+            log_format: LogFormat::Text,
+            auth: Auth::default(),
+            buckets: BTreeMap::new(),
+        }
+    }
+}
+
+impl Settings {
+    /// Loads the layered configuration. `env` is the process environment (a parameter so that
+    /// tests can pass their own).
+    pub fn load(cli: &Cli, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
+        let d = Settings::default();
+        let nats_url = env.get("NATS_URL").cloned().unwrap_or_else(|| d.nats_url.clone());
+        let mut builder = config::Config::builder()
+            .set_default("nats_url", nats_url)?
+            .set_default("ack_wait_seconds", d.ack_wait.as_secs())?
+            .set_default("max_deliver", d.max_deliver)?
+            .set_default("max_ack_pending", d.max_ack_pending)?
+            .set_default("drain_timeout_seconds", d.drain_timeout.as_secs())?
+            .set_default("metrics_listen", DEFAULT_METRICS_LISTEN)?
+            .set_default("log_format", "text")?;
+        if let Some(file) = &cli.config {
+            builder = builder.add_source(file_source(file)?);
+        }
+        let env_map: config::Map<String, String> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        builder = builder
+            .add_source(
+                config::Environment::with_prefix(ENV_PREFIX)
+                    .prefix_separator("__")
+                    .separator("__")
+                    .source(Some(env_map)),
+            )
+            .set_override_option("nats_url", cli.nats_url.clone())?
+            .set_override_option("metrics_listen", cli.metrics_listen.clone())?
+            .set_override_option("concurrency", cli.concurrency.map(|c| c as u64))?
+            .set_override_option(
+                "log_format",
+                cli.log_format.map(|f| if f == LogFormat::Json { "json" } else { "text" }),
+            )?;
+        let raw: RawConfig = builder.build()?.try_deserialize()?;
+        raw.resolve(env)
+    }
+}
+
+fn file_source(path: &Path) -> Result<config::File<config::FileSourceFile, config::FileFormat>, ConfigError> {
+    if !path.is_file() {
+        return Err(ConfigError::new("--config", format!("{} is not a readable file", path.display())));
+    }
+    Ok(config::File::from(path).format(config::FileFormat::Toml).required(true))
+}
+
+fn positive<T: PartialOrd + Default + fmt::Display>(key: &str, value: T) -> Result<T, ConfigError> {
+    if value > T::default() {
+        Ok(value)
+    } else {
+        Err(ConfigError::new(key, format!("must be positive, got {value}")))
+    }
+}
+
+impl RawConfig {
+    fn resolve(self, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
+        if self.nats_url.trim().is_empty() {
+            return Err(ConfigError::new("nats_url", "must not be empty"));
+        }
+        let concurrency = positive("concurrency", self.concurrency.unwrap_or_else(available_cores))?;
+        let metrics_listen = self.metrics_listen.parse().map_err(|e| {
+            ConfigError::new(
+                "metrics_listen",
+                format!("{:?} is not an address like 127.0.0.1:9464: {e}", self.metrics_listen),
+            )
+        })?;
+        let worker_id = self.worker_id.unwrap_or_else(|| default_worker_id(env));
+        if worker_id.is_empty() {
+            return Err(ConfigError::new("worker_id", "must not be empty"));
+        }
+        Ok(Settings {
+            nats_url: self.nats_url,
+            worker_id,
+            concurrency,
+            ack_wait: Duration::from_secs(positive("ack_wait_seconds", self.ack_wait_seconds)?),
+            max_deliver: positive("max_deliver", self.max_deliver)?,
+            max_ack_pending: positive("max_ack_pending", self.max_ack_pending)?,
+            fetch_batch: positive("fetch_batch", self.fetch_batch.unwrap_or(concurrency))?,
+            drain_timeout: Duration::from_secs(self.drain_timeout_seconds),
+            metrics_listen,
+            log_format: self.log_format,
+            auth: self.auth.resolve()?,
+            buckets: telemetry::resolve_bucket_overrides(&self.buckets)?,
+        })
+    }
+}
