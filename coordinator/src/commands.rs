@@ -54,7 +54,8 @@ pub struct RunReport {
 pub fn run(sweep_path: &Path, out: &Path, threads: Option<usize>, progress: bool) -> anyhow::Result<RunReport> {
     let sweep = Sweep::load(sweep_path)?;
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut writer = RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?;
+    let mut writer =
+        RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?;
     let bar = if progress { episode_bar(sweep.episode_count()) } else { ProgressBar::hidden() };
     let env = RunEnv { chat: llm_transport(), worker: "embedded".into() };
     let started = Instant::now();
@@ -131,7 +132,13 @@ pub fn summary(file: &Path) -> anyhow::Result<Summary> {
 }
 
 /// `coordinator replay SWEEP --scenario S --policy-set P --seed N`: one episode's JSON replay.
-pub fn replay(sweep_path: &Path, game: Option<GameKind>, scenario: &str, policy_set: &str, seed: u64) -> anyhow::Result<String> {
+pub fn replay(
+    sweep_path: &Path,
+    game: Option<GameKind>,
+    scenario: &str,
+    policy_set: &str,
+    seed: u64,
+) -> anyhow::Result<String> {
     let sweep = Sweep::load(sweep_path)?;
     let cells = sweep.find_cell(game, scenario, policy_set);
     let cell = match cells.as_slice() {
@@ -166,7 +173,9 @@ pub fn replay(sweep_path: &Path, game: Option<GameKind>, scenario: &str, policy_
 /// Writes `text` to `out`, or to stdout when `out` is `None`.
 pub fn write_text(text: &str, out: Option<&PathBuf>) -> anyhow::Result<()> {
     match out {
-        Some(path) => std::fs::write(path, format!("{text}\n")).with_context(|| format!("cannot write {}", path.display())),
+        Some(path) => {
+            std::fs::write(path, format!("{text}\n")).with_context(|| format!("cannot write {}", path.display()))
+        }
         None => {
             let mut stdout = std::io::stdout().lock();
             writeln!(stdout, "{text}")?;

@@ -127,7 +127,15 @@ impl Summary {
     /// Adds every record of a job result.
     pub fn add_result(&mut self, r: &simfleet::JobResult) -> Result<(), MixedVersions> {
         for rec in &r.records {
-            self.add(&r.game, &r.engine_version, &r.scenario, &r.policy_set, rec.team_reward, rec.length, &rec.outcome)?;
+            self.add(
+                &r.game,
+                &r.engine_version,
+                &r.scenario,
+                &r.policy_set,
+                rec.team_reward,
+                rec.length,
+                &rec.outcome,
+            )?;
         }
         Ok(())
     }
@@ -139,7 +147,8 @@ impl Summary {
 
     /// The table, aligned for a terminal.
     pub fn table(&self) -> String {
-        let head = ["game", "scenario", "policy set", "episodes", "team reward", "±95% CI", "win", "outcomes", "mean length"];
+        let head =
+            ["game", "scenario", "policy set", "episodes", "team reward", "±95% CI", "win", "outcomes", "mean length"];
         let mut rows: Vec<[String; 9]> = Vec::new();
         for ((game, scenario, policy_set), c) in &self.cells {
             let win = game

@@ -155,11 +155,19 @@ impl Sweep {
         let seeds = raw.seeds.into_inner();
         let start = *seeds.start.get_ref();
         if start < 0 {
-            return Err(err(Some(seeds.start.span()), Some("seeds.start".into()), format!("{start} is negative: seeds start in 0..2^63")));
+            return Err(err(
+                Some(seeds.start.span()),
+                Some("seeds.start".into()),
+                format!("{start} is negative: seeds start in 0..2^63"),
+            ));
         }
         let count = *seeds.count.get_ref();
         if count < 1 {
-            return Err(err(Some(seeds.count.span()), Some("seeds.count".into()), format!("{count} must be at least 1")));
+            return Err(err(
+                Some(seeds.count.span()),
+                Some("seeds.count".into()),
+                format!("{count} must be at least 1"),
+            ));
         }
         if start.checked_add(count).is_none() {
             return Err(err(Some(seeds_span), Some("seeds".into()), "start + count overflows 2^63".into()));
@@ -191,7 +199,11 @@ impl Sweep {
                 return Err(err(Some(cell.game.span()), Some(format!("cells[{ci}].scenarios")), "no scenarios".into()));
             }
             if cell.policy_sets.is_empty() {
-                return Err(err(Some(cell.game.span()), Some(format!("cells[{ci}].policy_sets")), "no policy sets".into()));
+                return Err(err(
+                    Some(cell.game.span()),
+                    Some(format!("cells[{ci}].policy_sets")),
+                    "no policy sets".into(),
+                ));
             }
             for (si, scenario) in cell.scenarios.iter().enumerate() {
                 let sfield = format!("cells[{ci}].scenarios[{si}]");
@@ -231,7 +243,13 @@ impl Sweep {
                         return Err(err(Some(span), Some(field), e.to_string()));
                     }
                     let episodes_per_job = cell_epj.unwrap_or_else(|| game.default_episodes_per_job(&spec));
-                    let cell = Cell { game, scenario: scenario.get_ref().clone(), policy_set, episodes_per_job, first_job: next_job };
+                    let cell = Cell {
+                        game,
+                        scenario: scenario.get_ref().clone(),
+                        policy_set,
+                        episodes_per_job,
+                        first_job: next_job,
+                    };
                     next_job += cell.jobs(seeds);
                     cells.push(cell);
                 }

@@ -71,15 +71,18 @@ fn bad_game_names_line_and_field() {
 
 #[test]
 fn bad_policy_names_the_seat() {
-    let e = error_of(&GOOD.replace("\"random\", \"random\", \"random\", \"random\"", "\"random\", \"random\", \"randm\", \"random\""));
-    assert_eq!(e.line, Some(12), "{e}");
+    let e = error_of(
+        &GOOD
+            .replace("\"random\", \"random\", \"random\", \"random\"", "\"random\", \"random\", \"randm\", \"random\""),
+    );
+    assert_eq!(e.line, Some(11), "{e}");
     assert_eq!(e.field.as_deref(), Some("cells[0].policy_sets.random[2]"), "{e}");
 }
 
 #[test]
 fn bad_scenario_field_names_the_scenario() {
     let e = error_of(&GOOD.replace("rest_trap?reward_model=reference", "rest_trap?num_agents=11"));
-    assert_eq!(e.line, Some(9), "{e}");
+    assert_eq!(e.line, Some(8), "{e}");
     assert_eq!(e.field.as_deref(), Some("cells[0].scenarios[1]"));
     assert!(e.to_string().contains("scenario.num_agents = 11"), "{e}");
 }
@@ -90,8 +93,8 @@ fn duplicate_cells_name_both_lines() {
         "{GOOD}\n[[cells]]\ngame = \"bucket_brigade\"\nscenarios = [\"default\"]\n[cells.policy_sets]\nrandom = [\"random\", \"random\", \"random\", \"random\"]\n"
     );
     let e = error_of(&text);
-    assert_eq!(e.line, Some(18), "{e}");
-    assert!(e.message.contains("line 12"), "{e}");
+    assert_eq!(e.line, Some(17), "{e}");
+    assert!(e.message.contains("line 11"), "{e}");
 }
 
 #[test]
