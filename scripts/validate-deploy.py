@@ -1,0 +1,863 @@
+#!/usr/bin/env python3
+"""Validates simfleet's deployment files: deploy/, dashboards/ (and their contracts with the code).
+
+    python3 -m pip install kubernetes-validate jsonschema pyyaml check-jsonschema
+    python3 scripts/validate-deploy.py [-v]
+
+Needs `kubectl` 1.27+ (kustomize v5 built in; only `kubectl kustomize DIR` is used, no
+--load-restrictor) and `promtool` (Debian package prometheus) on PATH; checks nats.conf with
+$SIMFLEET_NATS_SERVER or `nats-server` when there is one (the test command installs it), else
+skips that check. Installs nothing itself.
+
+Prints one line per check (PASS/FAIL/SKIP) and a final "N passed, M failed" line; exits 1 if
+any check failed, 2 if a prerequisite is missing.
+
+What is checked, and against what:
+  * every kustomization under deploy/k8s and dashboards/ renders with `kubectl kustomize`
+    (components are rendered on top of deploy/k8s/base in a scratch kustomization);
+  * every rendered object of a built-in kind validates (strict: unknown fields are errors)
+    against the Kubernetes OpenAPI schemas shipped in the kubernetes-validate package, for the
+    oldest and the newest version in K8S_VERSIONS;
+  * custom resources have no schema there. KEDA ScaledObjects and Prometheus Operator
+    PodMonitors are checked structurally by the hand-written JSON schemas CRD_SCHEMAS below
+    (the fields their CRDs require plus the types simfleet relies on; keda.sh/v1alpha1 and
+    monitoring.coreos.com/v1), and semantically: the ScaledObject targets the worker
+    Deployment, names the stream and consumer of shared/src/topology.rs, and its lagThreshold
+    equals the worker's concurrency (its CPU limit); every PodMonitor selects pods of the same
+    rendering through a named container port;
+  * pod hardening (non-root, read-only root fs, no privilege escalation, capabilities dropped,
+    RuntimeDefault seccomp, requests and limits) on every workload;
+  * the worker: probes on /healthz and /readyz of port 9464, worker.toml keys known to
+    worker/src/settings.rs and auth.rs (the worker refuses unknown keys), SIMFLEET_WORKER__*
+    variables that map to known keys, and drain_timeout_seconds (default 25) shorter than
+    terminationGracePeriodSeconds;
+  * `promtool check config` on every Prometheus config under deploy/;
+  * deploy/compose/compose.yaml against the compose-spec JSON schema vendored by the
+    check-jsonschema package (check_jsonschema/builtin_schemas/vendor/compose-spec.json, from
+    github.com/compose-spec/compose-spec), plus: published ports on 127.0.0.1, scalable worker,
+    stop grace > drain, bind-mount sources and the submitted sweep exist;
+  * deploy/Dockerfile: every COPY source of the build stages exists and is not excluded by
+    deploy/Dockerfile.dockerignore; the built packages and binaries exist; the runtime image sets
+    the metrics listener, a non-root user and EXPOSE 9464;
+  * dashboards: JSON parses, schemaVersion >= 39, a `datasource` variable, every panel and
+    target uses {"type": "prometheus", "uid": "${datasource}"}, variables game, scenario and
+    policy_set exist, expressions use only the variables of dashboards/README.md and only the
+    metrics of DESIGN.md's table (as named in worker/src/telemetry.rs), and every expression,
+    substituted as the README says, parses (`promtool check rules`);
+  * the dashboards ConfigMap (dashboards/kustomization.yaml) holds exactly dashboards/*.json,
+    byte for byte, with the label grafana_dashboard: "1";
+  * deploy/k8s/base/nats.conf passes `nats-server -t` (when nats-server is on PATH).
+"""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEPLOY = ROOT / "deploy"
+K8S = DEPLOY / "k8s"
+DASHBOARDS = ROOT / "dashboards"
+VERBOSE = "-v" in sys.argv[1:]
+
+MISSING = []
+try:
+    import yaml
+except ImportError:
+    MISSING.append("pyyaml")
+try:
+    import jsonschema
+except ImportError:
+    MISSING.append("jsonschema")
+try:
+    import kubernetes_validate
+except ImportError:
+    MISSING.append("kubernetes-validate")
+try:
+    import check_jsonschema  # only for its vendored compose-spec schema
+except ImportError:
+    MISSING.append("check-jsonschema")
+if MISSING:
+    print(f"validate-deploy: missing Python packages: {', '.join(MISSING)}\n"
+          f"  install them with: python3 -m pip install kubernetes-validate jsonschema pyyaml check-jsonschema",
+          file=sys.stderr)
+    sys.exit(2)
+
+for tool in ("kubectl", "promtool"):
+    if shutil.which(tool) is None:
+        print(f"validate-deploy: `{tool}` is not on PATH "
+              f"({'Debian package prometheus' if tool == 'promtool' else 'kubectl >= 1.27'})", file=sys.stderr)
+        sys.exit(2)
+
+# Oldest and newest Kubernetes versions the manifests must be valid for.
+K8S_VERSIONS = ["1.30.0", kubernetes_validate.latest_version()]
+
+# Variables a dashboard expression may use; dashboards/README.md gives the substitution the
+# integration test applies (and this script uses to check that every expression parses).
+DASHBOARD_SUBSTITUTIONS = {
+    "${datasource}": "",
+    "$datasource": "",
+    "${game}": "bucket_brigade",
+    "$game": "bucket_brigade",
+    "${scenario}": ".*",
+    "$scenario": ".*",
+    "${policy_set}": ".*",
+    "$policy_set": ".*",
+    "$__rate_interval": "1m",
+    "$__range": "5m",
+    "$__interval": "15s",
+}
+GAMES = ["bucket_brigade", "deception", "cogsguard", "trolley"]
+
+
+class CheckFailed(Exception):
+    pass
+
+
+def fail(msg: str):
+    raise CheckFailed(msg)
+
+
+RESULTS = {"pass": 0, "fail": 0, "skip": 0}
+
+
+def check(name: str, fn, *args):
+    try:
+        note = fn(*args)
+    except CheckFailed as e:
+        RESULTS["fail"] += 1
+        print(f"FAIL  {name}: {e}")
+        return False
+    except Exception as e:  # a bug in a check is a failure too, with the traceback in -v
+        RESULTS["fail"] += 1
+        print(f"FAIL  {name}: {type(e).__name__}: {e}")
+        if VERBOSE:
+            traceback.print_exc()
+        return False
+    if isinstance(note, str) and note.startswith("SKIP"):
+        RESULTS["skip"] += 1
+        print(f"SKIP  {name}: {note[5:].strip()}")
+        return True
+    RESULTS["pass"] += 1
+    print(f"PASS  {name}" + (f" ({note})" if note else ""))
+    return True
+
+
+def rel(p: Path) -> str:
+    return str(p.relative_to(ROOT))
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+# --------------------------------------------------------------------------------------------
+# Facts read from the code, so the deployment cannot drift from it.
+
+def rust_struct_fields(path: Path, struct: str) -> set[str]:
+    text = path.read_text()
+    m = re.search(r"struct\s+" + struct + r"\s*\{(.*?)\n\}", text, re.S)
+    if not m:
+        fail(f"cannot find struct {struct} in {rel(path)}")
+    return set(re.findall(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?([a-z_][a-z0-9_]*)\s*:", m.group(1), re.M))
+
+
+def worker_keys() -> tuple[set[str], set[str]]:
+    top = rust_struct_fields(ROOT / "worker/src/settings.rs", "RawConfig")
+    auth = rust_struct_fields(ROOT / "worker/src/auth.rs", "AuthConfig")
+    if "drain_timeout_seconds" not in top or "user" not in auth:
+        fail("worker/src/settings.rs or auth.rs no longer look as expected")
+    return top, auth
+
+
+def default_drain_seconds() -> int:
+    text = (ROOT / "worker/src/settings.rs").read_text()
+    m = re.search(r"drain_timeout:\s*Duration::from_secs\((\d+)\)", text)
+    return int(m.group(1)) if m else 25
+
+
+def topology_names() -> dict[str, str]:
+    text = (ROOT / "shared/src/topology.rs").read_text()
+    return dict(re.findall(r'pub const ([A-Z_]+): &str = "([^"]+)";', text))
+
+
+def allowed_metrics() -> set[str]:
+    """DESIGN.md's metric table, as named in worker/src/telemetry.rs (plus the coordinator's)."""
+    text = (ROOT / "worker/src/telemetry.rs").read_text()
+    names = set(re.findall(r'pub const [A-Z_]+: &str = "(simfleet_[a-z_]+)";', text))
+    for pattern in re.findall(r'format!\("(simfleet_\{\}_[a-z_]+)"', text):
+        names.update(pattern.replace("{}", g) for g in GAMES)
+    names.add("simfleet_sweep_jobs")  # the coordinator's gauge (DESIGN.md, "Metrics")
+    expanded = set()
+    for n in names:
+        expanded.add(n)
+        expanded.update({n + "_bucket", n + "_sum", n + "_count"})
+    return expanded
+
+
+# --------------------------------------------------------------------------------------------
+# Kustomize
+
+def kustomization_dirs() -> list[tuple[Path, str]]:
+    out = []
+    for k in sorted(list(K8S.rglob("kustomization.yaml")) + list(DASHBOARDS.glob("kustomization.yaml"))):
+        kind = (yaml.safe_load(k.read_text()) or {}).get("kind", "Kustomization")
+        out.append((k.parent, kind))
+    return out
+
+
+RENDERED: dict[str, list[dict]] = {}
+
+
+def render(directory: Path, kind: str) -> str:
+    if kind == "Component":
+        # A component renders only inside a kustomization: put it on top of the base.
+        with tempfile.TemporaryDirectory() as tmp:
+            base = os.path.relpath(K8S / "base", tmp)
+            comp = os.path.relpath(directory, tmp)
+            Path(tmp, "kustomization.yaml").write_text(
+                f"apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n"
+                f"resources: [{base}]\ncomponents: [{comp}]\n")
+            p = run(["kubectl", "kustomize", tmp])
+    else:
+        p = run(["kubectl", "kustomize", str(directory)])
+    if p.returncode != 0:
+        fail(p.stderr.strip().splitlines()[-1] if p.stderr.strip() else "kubectl kustomize failed")
+    docs = [d for d in yaml.safe_load_all(p.stdout) if d]
+    if not docs:
+        fail("rendered nothing")
+    RENDERED[rel(directory) + (" (on base)" if kind == "Component" else "")] = docs
+    return f"{len(docs)} objects"
+
+
+def kubectl_version():
+    p = run(["kubectl", "version", "--client", "-o", "json"])
+    if p.returncode != 0:
+        fail(p.stderr.strip())
+    v = json.loads(p.stdout)["clientVersion"]
+    minor = int(re.match(r"\d+", v["minor"]).group(0))
+    if int(v["major"]) != 1 or minor < 27:
+        fail(f"kubectl {v['gitVersion']}: need 1.27 or newer (kustomize v5)")
+    return f"kubectl {v['gitVersion']}, kustomize {json.loads(p.stdout).get('kustomizeVersion', '?')}"
+
+
+# --------------------------------------------------------------------------------------------
+# Kubernetes schemas
+
+CRD_SCHEMAS = {
+    # keda.sh/v1alpha1 ScaledObject: the fields the CRD requires (spec.scaleTargetRef.name,
+    # spec.triggers[].type and metadata, a map of strings) and the types of what simfleet sets.
+    ("keda.sh/v1alpha1", "ScaledObject"): {
+        "type": "object",
+        "required": ["apiVersion", "kind", "metadata", "spec"],
+        "properties": {
+            "metadata": {"type": "object", "required": ["name"]},
+            "spec": {
+                "type": "object",
+                "required": ["scaleTargetRef", "triggers"],
+                "properties": {
+                    "scaleTargetRef": {"type": "object", "required": ["name"],
+                                       "properties": {"name": {"type": "string"}, "kind": {"type": "string"},
+                                                      "apiVersion": {"type": "string"}}},
+                    "pollingInterval": {"type": "integer", "minimum": 1},
+                    "cooldownPeriod": {"type": "integer", "minimum": 0},
+                    "minReplicaCount": {"type": "integer", "minimum": 0},
+                    "maxReplicaCount": {"type": "integer", "minimum": 1},
+                    "advanced": {"type": "object"},
+                    "triggers": {"type": "array", "minItems": 1, "items": {
+                        "type": "object", "required": ["type", "metadata"],
+                        "properties": {"type": {"type": "string"},
+                                       "metadata": {"type": "object", "additionalProperties": {"type": "string"}}}}},
+                },
+                "additionalProperties": False,
+            },
+        },
+    },
+    # monitoring.coreos.com/v1 PodMonitor: spec.selector is required, endpoints name a port.
+    ("monitoring.coreos.com/v1", "PodMonitor"): {
+        "type": "object",
+        "required": ["apiVersion", "kind", "metadata", "spec"],
+        "properties": {
+            "metadata": {"type": "object", "required": ["name"]},
+            "spec": {
+                "type": "object",
+                "required": ["selector", "podMetricsEndpoints"],
+                "properties": {
+                    "selector": {"type": "object"},
+                    "namespaceSelector": {"type": "object"},
+                    "podMetricsEndpoints": {"type": "array", "minItems": 1, "items": {
+                        "type": "object", "anyOf": [{"required": ["port"]}, {"required": ["portNumber"]}],
+                        "properties": {"port": {"type": "string"}, "portNumber": {"type": "integer"},
+                                       "path": {"type": "string"},
+                                       "interval": {"type": "string", "pattern": r"^(0|(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$"}}}},
+                },
+            },
+        },
+    },
+}
+
+
+def validate_schemas(docs: list[dict]) -> str:
+    errors, builtin, custom = [], 0, 0
+    for d in docs:
+        name = f"{d.get('kind')}/{d.get('metadata', {}).get('name')}"
+        key = (d.get("apiVersion"), d.get("kind"))
+        if key in CRD_SCHEMAS:
+            custom += 1
+            for e in jsonschema.Draft202012Validator(CRD_SCHEMAS[key]).iter_errors(d):
+                errors.append(f"{name}: {'/'.join(map(str, e.absolute_path))}: {e.message}")
+            continue
+        builtin += 1
+        for version in K8S_VERSIONS:
+            try:
+                kubernetes_validate.validate(d, version, strict=True)
+            except kubernetes_validate.ValidationError as e:
+                errors.append(f"{name} (k8s {version}): {'/'.join(map(str, e.path))}: {e.message}")
+            except kubernetes_validate.SchemaNotFoundError:
+                errors.append(f"{name}: no schema for {key} in Kubernetes {version} (add one to CRD_SCHEMAS?)")
+    if errors:
+        fail("; ".join(errors[:5]) + (f" (+{len(errors) - 5} more)" if len(errors) > 5 else ""))
+    return f"{builtin} built-in against k8s {' and '.join(K8S_VERSIONS)}, {custom} custom"
+
+
+def pod_specs(docs):
+    for d in docs:
+        spec = None
+        if d.get("kind") in ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job"):
+            spec = d["spec"]["template"]["spec"]
+        elif d.get("kind") == "CronJob":
+            spec = d["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        if spec is not None:
+            yield d, spec
+
+
+def hardening(docs) -> str:
+    errors, n = [], 0
+    for d, spec in pod_specs(docs):
+        psc = spec.get("securityContext", {})
+        where = f"{d['kind']}/{d['metadata']['name']}"
+        if psc.get("seccompProfile", {}).get("type") != "RuntimeDefault":
+            errors.append(f"{where}: pod seccompProfile is not RuntimeDefault")
+        if spec.get("automountServiceAccountToken") is not False:
+            errors.append(f"{where}: automountServiceAccountToken is not false")
+        for c in spec.get("containers", []) + spec.get("initContainers", []):
+            n += 1
+            csc = c.get("securityContext", {})
+            w = f"{where}/{c['name']}"
+            if not (csc.get("runAsNonRoot", psc.get("runAsNonRoot")) is True):
+                errors.append(f"{w}: runAsNonRoot is not true")
+            if csc.get("readOnlyRootFilesystem") is not True:
+                errors.append(f"{w}: readOnlyRootFilesystem is not true")
+            if csc.get("allowPrivilegeEscalation") is not False:
+                errors.append(f"{w}: allowPrivilegeEscalation is not false")
+            if csc.get("capabilities", {}).get("drop") != ["ALL"]:
+                errors.append(f"{w}: capabilities.drop is not [ALL]")
+            res = c.get("resources", {})
+            if not res.get("requests") or not res.get("limits", {}).get("memory"):
+                errors.append(f"{w}: needs resource requests and a memory limit")
+    if n == 0:
+        return "no workloads"
+    if errors:
+        fail("; ".join(errors))
+    return f"{n} containers"
+
+
+def find(docs, kind, name=None):
+    return [d for d in docs if d.get("kind") == kind and (name is None or d["metadata"]["name"] == name)]
+
+
+def cpu_cores(q) -> float:
+    q = str(q)
+    return float(q[:-1]) / 1000 if q.endswith("m") else float(q)
+
+
+def worker_checks(docs) -> str:
+    deps = find(docs, "Deployment", "simfleet-worker")
+    if not deps:
+        return "SKIP no worker Deployment in this rendering"
+    dep = deps[0]
+    spec = dep["spec"]["template"]["spec"]
+    c = next(c for c in spec["containers"] if c["name"] == "worker")
+    top, auth = worker_keys()
+    ports = {p.get("name"): p["containerPort"] for p in c.get("ports", [])}
+    errors = []
+    for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+        g = c.get(probe, {}).get("httpGet", {})
+        port = ports.get(g.get("port"), g.get("port"))
+        if g.get("path") != path or port != 9464:
+            errors.append(f"{probe} is not httpGet {path} on 9464 (got {g.get('path')} on {port})")
+    # The config file: --config path -> mounted ConfigMap -> worker.toml.
+    args = c.get("args", [])
+    if "--config" not in args:
+        fail("the worker is not started with --config")
+    cfg_path = Path(args[args.index("--config") + 1])
+    mount = next((m for m in c.get("volumeMounts", []) if cfg_path.parent == Path(m["mountPath"])), None)
+    if mount is None:
+        fail(f"nothing is mounted at {cfg_path.parent}")
+    vol = next(v for v in spec["volumes"] if v["name"] == mount["name"])
+    cms = find(docs, "ConfigMap", vol["configMap"]["name"])
+    if not cms:
+        fail(f"ConfigMap {vol['configMap']['name']} is not in the rendering")
+    text = cms[0]["data"].get(cfg_path.name)
+    if text is None:
+        fail(f"ConfigMap {vol['configMap']['name']} has no key {cfg_path.name}")
+    cfg = tomllib.loads(text)
+    unknown = [k for k in cfg if k not in top] + [f"auth.{k}" for k in cfg.get("auth", {}) if k not in auth]
+    if unknown:
+        errors.append(f"{cfg_path.name}: keys the worker refuses: {', '.join(unknown)}")
+    env = {e["name"]: e for e in c.get("env", [])}
+    for name in env:
+        if name.startswith("SIMFLEET_WORKER__"):
+            parts = name[len("SIMFLEET_WORKER__"):].lower().split("__")
+            ok = (len(parts) == 1 and parts[0] in top) or (len(parts) == 2 and parts[0] == "auth" and parts[1] in auth)
+            if not ok:
+                errors.append(f"env {name} maps to no worker config key")
+    # Secret files named in the environment are mounted.
+    for name, e in env.items():
+        if name.endswith("_FILE") and "value" in e:
+            if not any(e["value"].startswith(m["mountPath"].rstrip("/") + "/") for m in c.get("volumeMounts", [])):
+                errors.append(f"{name}={e['value']} is not under any volume mount")
+    # Drain vs grace.
+    drain = cfg.get("drain_timeout_seconds", default_drain_seconds())
+    if "SIMFLEET_WORKER__DRAIN_TIMEOUT_SECONDS" in env:
+        drain = int(env["SIMFLEET_WORKER__DRAIN_TIMEOUT_SECONDS"]["value"])
+    grace = spec.get("terminationGracePeriodSeconds", 30)
+    if not drain < grace:
+        errors.append(f"drain_timeout_seconds {drain} is not shorter than terminationGracePeriodSeconds {grace}")
+    # KEDA: lagThreshold is the jobs one replica holds (its concurrency = its CPU limit).
+    conc_env = env.get("SIMFLEET_WORKER__CONCURRENCY", {})
+    limit = c.get("resources", {}).get("limits", {}).get("cpu")
+    concurrency = cfg.get("concurrency")
+    if conc_env.get("valueFrom", {}).get("resourceFieldRef", {}).get("resource") == "limits.cpu" and limit:
+        concurrency = int(-(-cpu_cores(limit) // 1))
+    names = topology_names()
+    for so in find(docs, "ScaledObject"):
+        if so["spec"]["scaleTargetRef"]["name"] != "simfleet-worker":
+            errors.append(f"ScaledObject {so['metadata']['name']} does not target simfleet-worker")
+        for t in so["spec"]["triggers"]:
+            if t["type"] != "nats-jetstream":
+                continue
+            m = t["metadata"]
+            for field in ("natsServerMonitoringEndpoint", "account", "stream", "consumer", "lagThreshold"):
+                if field not in m:
+                    errors.append(f"nats-jetstream trigger lacks {field}")
+            if m.get("stream") != names.get("JOBS_STREAM") or m.get("consumer") != names.get("WORKERS_CONSUMER"):
+                errors.append(f"trigger names {m.get('stream')}/{m.get('consumer')}, the code "
+                              f"{names.get('JOBS_STREAM')}/{names.get('WORKERS_CONSUMER')}")
+            if concurrency is not None and m.get("lagThreshold") != str(concurrency):
+                errors.append(f"lagThreshold {m.get('lagThreshold')} != the jobs one replica holds ({concurrency})")
+            ns = dep["metadata"].get("namespace", "default")
+            if not m.get("natsServerMonitoringEndpoint", "").startswith(f"simfleet-nats.{ns}.svc"):
+                errors.append(f"natsServerMonitoringEndpoint {m.get('natsServerMonitoringEndpoint')} is not the "
+                              f"NATS Service of namespace {ns}")
+    for hpa in find(docs, "HorizontalPodAutoscaler"):
+        if hpa["spec"]["scaleTargetRef"]["name"] != "simfleet-worker":
+            errors.append(f"HPA {hpa['metadata']['name']} does not target simfleet-worker")
+    if find(docs, "ScaledObject") and find(docs, "HorizontalPodAutoscaler"):
+        errors.append("both a ScaledObject and an HPA scale the workers")
+    if (find(docs, "ScaledObject") or find(docs, "HorizontalPodAutoscaler")) and "replicas" in dep["spec"]:
+        errors.append("an autoscaler owns the workers but the Deployment still sets replicas")
+    if errors:
+        fail("; ".join(errors))
+    return f"drain {drain}s < grace {grace}s, concurrency {concurrency}"
+
+
+def selects(selector: dict, labels: dict) -> bool:
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for e in selector.get("matchExpressions", []):
+        v = labels.get(e["key"])
+        if e["operator"] == "In" and v not in e["values"]:
+            return False
+        if e["operator"] == "NotIn" and v in e["values"]:
+            return False
+        if e["operator"] == "Exists" and e["key"] not in labels:
+            return False
+        if e["operator"] == "DoesNotExist" and e["key"] in labels:
+            return False
+    return True
+
+
+def references(docs) -> str:
+    """Selectors select something; PodMonitors reach a named port; NATS admits only our clients."""
+    errors = []
+    pods = [(d, spec, d["spec"]["template"]["metadata"].get("labels", {})) for d, spec in pod_specs(docs)]
+    for pm in find(docs, "PodMonitor"):
+        matched = [(d, s) for d, s, l in pods if selects(pm["spec"]["selector"], l)]
+        if not matched:
+            # The coordinator's pods come from deploy/k8s/submit, rendered separately.
+            if pm["metadata"]["name"] != "simfleet-coordinator":
+                errors.append(f"PodMonitor {pm['metadata']['name']} selects no pod")
+            continue
+        for ep in pm["spec"]["podMetricsEndpoints"]:
+            for d, s in matched:
+                names = {p.get("name") for c in s["containers"] for p in c.get("ports", [])}
+                if ep.get("port") and ep["port"] not in names:
+                    errors.append(f"PodMonitor {pm['metadata']['name']}: {d['metadata']['name']} has no port {ep['port']}")
+    for kind in ("Service", "PodDisruptionBudget"):
+        for o in find(docs, kind):
+            sel = o["spec"].get("selector") or {}
+            sel = sel if "matchLabels" in sel or "matchExpressions" in sel else {"matchLabels": sel}
+            if not any(selects(sel, l) for _, _, l in pods):
+                errors.append(f"{kind} {o['metadata']['name']} selects no pod")
+    nats_np = find(docs, "NetworkPolicy", "simfleet-nats")
+    if find(docs, "StatefulSet", "simfleet-nats"):
+        if not nats_np:
+            errors.append("no NetworkPolicy simfleet-nats")
+        else:
+            for rule in nats_np[0]["spec"]["ingress"]:
+                if any(p["port"] == 4222 for p in rule.get("ports", [])):
+                    for peer in rule["from"]:
+                        allowed = {"worker", "coordinator"}
+                        sel = peer.get("podSelector")
+                        ok = sel is not None and "namespaceSelector" not in peer and all(
+                            e["key"] == "app.kubernetes.io/component" and e["operator"] == "In" and set(e["values"]) <= allowed
+                            for e in sel.get("matchExpressions", [])) and sel.get("matchExpressions")
+                        if not ok:
+                            errors.append("NATS 4222 is open to more than worker and coordinator pods")
+    if errors:
+        fail("; ".join(errors))
+
+
+def dashboards_configmap() -> str:
+    docs = RENDERED.get(rel(DASHBOARDS))
+    if docs is None:
+        fail("dashboards/kustomization.yaml did not render")
+    cms = [d for d in docs if d["kind"] == "ConfigMap" and d["metadata"].get("labels", {}).get("grafana_dashboard") == "1"]
+    if len(cms) != 1:
+        fail(f"expected one ConfigMap labelled grafana_dashboard: \"1\", found {len(cms)}")
+    data = cms[0].get("data", {})
+    files = {p.name: p.read_text() for p in DASHBOARDS.glob("*.json")}
+    if set(data) != set(files):
+        fail(f"ConfigMap keys {sorted(data)} != dashboards/*.json {sorted(files)}")
+    differ = [k for k in files if data[k] != files[k]]
+    if differ:
+        fail(f"ConfigMap content differs from {differ}")
+    return f"{len(files)} dashboards"
+
+
+# --------------------------------------------------------------------------------------------
+# Dashboards
+
+DS = {"type": "prometheus", "uid": "${datasource}"}
+VAR_RE = re.compile(r"\$(\{[A-Za-z_]+\}|[A-Za-z_]+)")
+
+
+def dashboard_exprs(d):
+    for p in d.get("panels", []):
+        yield from ((p, t) for t in p.get("targets", []))
+        for sub in p.get("panels", []):  # collapsed rows
+            yield from ((sub, t) for t in sub.get("targets", []))
+
+
+def substitute(expr: str) -> str:
+    for k in sorted(DASHBOARD_SUBSTITUTIONS, key=len, reverse=True):
+        expr = expr.replace(k, DASHBOARD_SUBSTITUTIONS[k])
+    return expr
+
+
+def check_dashboard(path: Path) -> str:
+    d = json.loads(path.read_text())
+    errors = []
+    if d.get("schemaVersion", 0) < 39:
+        errors.append(f"schemaVersion {d.get('schemaVersion')} < 39")
+    variables = {v["name"]: v for v in d.get("templating", {}).get("list", [])}
+    dv = variables.get("datasource")
+    if not dv or dv.get("type") != "datasource" or dv.get("query") != "prometheus":
+        errors.append("no variable `datasource` of type datasource, query prometheus")
+    for name in ("game", "scenario", "policy_set"):
+        v = variables.get(name)
+        if not v or v.get("type") != "query" or "label_values(" not in json.dumps(v.get("query")):
+            errors.append(f"variable {name} is not a label_values query")
+        elif v.get("datasource") != DS:
+            errors.append(f"variable {name} does not use ${{datasource}}")
+    panels = list(d.get("panels", []))
+    for p in list(panels):
+        panels.extend(p.get("panels", []))
+    ids = [p.get("id") for p in panels]
+    if len(ids) != len(set(ids)):
+        errors.append("duplicate panel ids")
+    allowed = allowed_metrics()
+    n = 0
+    for p in panels:
+        if p.get("datasource") != DS:
+            errors.append(f"panel {p.get('title')!r}: datasource is {p.get('datasource')}")
+        if not p.get("targets"):
+            errors.append(f"panel {p.get('title')!r}: no targets")
+        for t in p.get("targets", []):
+            n += 1
+            where = f"panel {p.get('title')!r} target {t.get('refId')}"
+            if t.get("datasource") != DS:
+                errors.append(f"{where}: datasource is {t.get('datasource')}")
+            expr = t.get("expr", "")
+            if not expr:
+                errors.append(f"{where}: no expr")
+            for var in VAR_RE.findall(expr):
+                if "$" + var not in DASHBOARD_SUBSTITUTIONS:
+                    errors.append(f"{where}: variable ${var} is not in the substitution contract")
+            sub = substitute(expr)
+            metrics = set(re.findall(r"\bsimfleet_[a-z_]+", sub))
+            bad = sorted(m for m in metrics if m not in allowed)
+            if bad:
+                errors.append(f"{where}: metrics not in DESIGN.md's table: {bad}")
+    if errors:
+        fail("; ".join(errors[:6]) + (f" (+{len(errors) - 6} more)" if len(errors) > 6 else ""))
+    return f"{len(panels)} panels, {n} targets"
+
+
+def dashboards_promql() -> str:
+    rules, n = [], 0
+    for path in sorted(DASHBOARDS.glob("*.json")):
+        d = json.loads(path.read_text())
+        for p, t in dashboard_exprs(d):
+            n += 1
+            rules.append({"record": f"dashboard:{path.stem}:{n}", "expr": substitute(t["expr"])})
+        for v in d.get("templating", {}).get("list", []):
+            q = v.get("query")
+            q = q.get("query") if isinstance(q, dict) else q
+            m = re.match(r"label_values\((.*),\s*[a-z_]+\)$", q or "")
+            if m:
+                n += 1
+                rules.append({"record": f"dashboard:{path.stem}:var_{v['name']}", "expr": substitute(m.group(1))})
+    with tempfile.NamedTemporaryFile("w", suffix=".yml", delete=False) as f:
+        yaml.safe_dump({"groups": [{"name": "dashboards", "rules": rules}]}, f)
+        name = f.name
+    try:
+        p = run(["promtool", "check", "rules", name])
+    finally:
+        os.unlink(name)
+    if p.returncode != 0:
+        fail((p.stdout + p.stderr).strip().replace("\n", " | "))
+    return f"{n} expressions parse"
+
+
+def provisioning() -> str:
+    ds = yaml.safe_load((DASHBOARDS / "provisioning/datasources.yaml").read_text())
+    if not any(x.get("type") == "prometheus" for x in ds.get("datasources", [])):
+        fail("datasources.yaml has no prometheus datasource")
+    db = yaml.safe_load((DASHBOARDS / "provisioning/dashboards.yaml").read_text())
+    provs = db.get("providers", [])
+    if not provs or any(p.get("type") != "file" or not p.get("options", {}).get("path") for p in provs):
+        fail("dashboards.yaml needs file providers with a path")
+    compose = yaml.safe_load((DEPLOY / "compose/compose.yaml").read_text())
+    mounts = compose["services"]["grafana"]["volumes"]
+    path = provs[0]["options"]["path"]
+    if not any(isinstance(m, str) and m.split(":")[1] == path and Path(DEPLOY / "compose", m.split(":")[0]).resolve() == DASHBOARDS
+               for m in mounts):
+        fail(f"compose does not mount dashboards/ at the provider path {path}")
+
+
+# --------------------------------------------------------------------------------------------
+# Prometheus, compose, Dockerfile, NATS
+
+def prometheus_configs():
+    configs = sorted(set(DEPLOY.glob("compose/prometheus*.yml")) | set(DEPLOY.glob("prometheus/*.yml")))
+    return configs
+
+
+def promtool_config(path: Path):
+    p = run(["promtool", "check", "config", str(path)])
+    if p.returncode != 0:
+        fail((p.stdout + p.stderr).strip().replace("\n", " | "))
+
+
+def compose_schema() -> str:
+    schema_path = Path(check_jsonschema.__file__).parent / "builtin_schemas/vendor/compose-spec.json"
+    if not schema_path.is_file():
+        fail(f"{schema_path} is missing from check-jsonschema")
+    schema = json.loads(schema_path.read_text())
+    doc = yaml.safe_load((DEPLOY / "compose/compose.yaml").read_text())
+    validator = jsonschema.validators.validator_for(schema)  # the schema's own draft (2020-12)
+    errs = list(validator(schema).iter_errors(doc))
+    if errs:
+        fail("; ".join(f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errs[:5]))
+    return f"compose-spec schema vendored by check-jsonschema, {validator.__name__}"
+
+
+def compose_rules() -> str:
+    path = DEPLOY / "compose/compose.yaml"
+    doc = yaml.safe_load(path.read_text())
+    services = doc["services"]
+    errors = []
+    for name, s in services.items():
+        for port in s.get("ports", []):
+            if isinstance(port, dict):
+                ok = port.get("host_ip") == "127.0.0.1"
+            else:
+                ok = str(port).startswith("127.0.0.1:")
+            if not ok:
+                errors.append(f"{name}: port {port} is not bound to 127.0.0.1")
+        for v in s.get("volumes", []):
+            src = v.split(":")[0] if isinstance(v, str) else (v.get("source") if v.get("type") == "bind" else None)
+            if src and (src.startswith(".") or src.startswith("/")) and not (path.parent / src).exists():
+                errors.append(f"{name}: bind-mount source {src} does not exist")
+    w = services.get("worker", {})
+    if "container_name" in w or w.get("ports"):
+        errors.append("worker has a container_name or host ports: it cannot be scaled")
+    grace = str(w.get("stop_grace_period", "10s"))
+    m = re.fullmatch(r"(\d+)s", grace)
+    if not m or int(m.group(1)) <= default_drain_seconds():
+        errors.append(f"worker stop_grace_period {grace} is not longer than the drain ({default_drain_seconds()}s)")
+    top, auth = worker_keys()
+    for name, s in services.items():
+        for key in (s.get("environment") or {}):
+            if key.startswith("SIMFLEET_WORKER__"):
+                parts = key[len("SIMFLEET_WORKER__"):].lower().split("__")
+                if not ((len(parts) == 1 and parts[0] in top) or (len(parts) == 2 and parts[0] == "auth" and parts[1] in auth)):
+                    errors.append(f"{name}: {key} maps to no worker config key")
+    c = services.get("coordinator", {})
+    if "submit" not in c.get("profiles", []):
+        errors.append("the coordinator is not in profile submit")
+    mounts = {v.split(":")[1]: v.split(":")[0] for v in c.get("volumes", []) if isinstance(v, str)}
+    for arg in c.get("command", []):
+        for target, src in mounts.items():
+            if arg.startswith(target + "/") and arg.endswith(".toml"):
+                host = (path.parent / src / arg[len(target) + 1:]).resolve()
+                if not host.is_file():
+                    errors.append(f"the coordinator submits {arg}, but {rel(host)} does not exist")
+    prom = yaml.safe_load((DEPLOY / "compose/prometheus.yml").read_text())
+    sd = [n for j in prom["scrape_configs"] for c in j.get("dns_sd_configs", []) for n in c["names"]
+          if c.get("port") == 9464]
+    if "worker" not in sd:
+        errors.append("prometheus.yml does not discover the `worker` service on 9464 by DNS")
+    if errors:
+        fail("; ".join(errors))
+
+
+def dockerignore_excluded(path: str, patterns: list[str]) -> bool:
+    """moby/patternmatcher semantics, simplified: the last pattern matching the path or one of
+    its parent directories decides; `!` re-includes."""
+    parts = path.split("/")
+    prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+    excluded = False
+    for pat in patterns:
+        neg = pat.startswith("!")
+        p = pat[1:] if neg else pat
+        p = p.strip("/")
+        regex = "^" + re.escape(p).replace(r"\*\*/", "(?:.*/)?").replace(r"\*\*", ".*").replace(r"\*", "[^/]*").replace(r"\?", "[^/]") + "$"
+        if any(re.match(regex, pre) for pre in prefixes):
+            excluded = not neg
+    return excluded
+
+
+def dockerfile() -> str:
+    df = DEPLOY / "Dockerfile"
+    ignore = DEPLOY / "Dockerfile.dockerignore"
+    if not ignore.is_file():
+        fail("deploy/Dockerfile.dockerignore is missing")
+    patterns = [l.strip() for l in ignore.read_text().splitlines() if l.strip() and not l.strip().startswith("#")]
+    text = re.sub(r"\\\n", " ", df.read_text())
+    lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
+    errors, copies = [], 0
+    stages = [l for l in lines if l.upper().startswith("FROM ")]
+    if len(stages) < 2:
+        errors.append("not a multi-stage build")
+    for l in lines:
+        if not re.match(r"(?i)(COPY|ADD)\s", l):
+            continue
+        words = l.split()[1:]
+        if any(w.startswith("--from=") for w in words):
+            continue
+        srcs = [w for w in words if not w.startswith("--")][:-1]
+        for s in srcs:
+            copies += 1
+            matches = glob.glob(str(ROOT / s))
+            if not matches:
+                errors.append(f"COPY source {s} does not exist")
+            elif dockerignore_excluded(s.rstrip("/"), patterns):
+                errors.append(f"COPY source {s} is excluded by Dockerfile.dockerignore")
+    # Packages built and binaries copied.
+    packages = {}
+    for toml in ROOT.glob("*/Cargo.toml"):
+        t = tomllib.loads(toml.read_text())
+        if "package" in t:
+            packages[t["package"]["name"]] = {b["name"] for b in t.get("bin", [])}
+    built = re.findall(r"-p\s+([A-Za-z0-9_-]+)", text)
+    for p in built:
+        if p not in packages:
+            errors.append(f"cargo -p {p}: no such package")
+    bins = set().union(*(packages.get(p, set()) for p in built)) if built else set()
+    for b in re.findall(r"target/release/([A-Za-z0-9_-]+)", text):
+        if b not in bins:
+            errors.append(f"target/release/{b} is not a binary of the built packages")
+    if "--locked" not in text:
+        errors.append("cargo build without --locked")
+    last = text[text.rfind("\nFROM "):]
+    if "SIMFLEET_WORKER__METRICS_LISTEN=0.0.0.0:9464" not in last:
+        errors.append("the runtime stage does not set SIMFLEET_WORKER__METRICS_LISTEN=0.0.0.0:9464")
+    if not re.search(r"\nUSER\s+65532", last):
+        errors.append("the runtime stage does not run as uid 65532")
+    if not re.search(r"\nEXPOSE\s+9464", last):
+        errors.append("the runtime stage does not EXPOSE 9464")
+    if errors:
+        fail("; ".join(errors))
+    return f"{copies} COPY sources, packages {', '.join(built)}"
+
+
+def nats_conf():
+    # scripts/test.sh exports the pinned server it installed as SIMFLEET_NATS_SERVER.
+    server = os.environ.get("SIMFLEET_NATS_SERVER") or shutil.which("nats-server")
+    if not server:
+        return "SKIP nats-server is not on PATH (nor SIMFLEET_NATS_SERVER)"
+    env = dict(os.environ, POD_NAME="simfleet-nats-0", SIMFLEET_WORKER_USER="w", SIMFLEET_WORKER_PASSWORD="p1",
+               SIMFLEET_COORDINATOR_USER="c", SIMFLEET_COORDINATOR_PASSWORD="p2")
+    p = run([server, "-t", "-c", str(K8S / "base/nats.conf")], env=env)
+    if p.returncode != 0:
+        fail((p.stdout + p.stderr).strip())
+    # Every variable nats.conf uses is set by the StatefulSet.
+    conf = re.sub(r"#.*", "", (K8S / "base/nats.conf").read_text())
+    used = set(re.findall(r"\$([A-Z_]+)", conf))
+    sts = yaml.safe_load_all((K8S / "base/nats.yaml").read_text())
+    env_names = {e["name"] for d in sts if d and d["kind"] == "StatefulSet"
+                 for c in d["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])}
+    if used - env_names:
+        fail(f"nats.conf uses {sorted(used - env_names)} which the StatefulSet does not set")
+    return p.stdout.strip().splitlines()[-1][:60] if p.stdout.strip() else ""
+
+
+# --------------------------------------------------------------------------------------------
+
+def main() -> int:
+    check("kubectl supports kustomize", kubectl_version)
+    dirs = kustomization_dirs()
+    for d, kind in dirs:
+        check(f"kustomize render {rel(d)}" + (" (component, on base)" if kind == "Component" else ""), render, d, kind)
+    for name, docs in RENDERED.items():
+        check(f"schemas {name}", validate_schemas, docs)
+    for name, docs in RENDERED.items():
+        if any(True for _ in pod_specs(docs)):
+            check(f"pod hardening {name}", hardening, docs)
+    for name, docs in RENDERED.items():
+        if find(docs, "Deployment", "simfleet-worker"):
+            check(f"worker config, probes, drain < grace, autoscaling {name}", worker_checks, docs)
+    for name, docs in RENDERED.items():
+        check(f"selectors and NetworkPolicy {name}", references, docs)
+    check("dashboards ConfigMap == dashboards/*.json", dashboards_configmap)
+    for path in sorted(DASHBOARDS.glob("*.json")):
+        check(f"dashboard {rel(path)}", check_dashboard, path)
+    check("dashboard PromQL parses (promtool check rules, README substitution)", dashboards_promql)
+    check("dashboards/provisioning", provisioning)
+    for path in prometheus_configs():
+        check(f"promtool check config {rel(path)}", promtool_config, path)
+    check("compose.yaml against the compose-spec schema", compose_schema)
+    check("compose.yaml ports, scaling, grace, mounts, sweep", compose_rules)
+    check("Dockerfile stages, COPY sources, runtime", dockerfile)
+    check("nats.conf (nats-server -t)", nats_conf)
+    summary = f"{RESULTS['pass']} passed, {RESULTS['fail']} failed"
+    if RESULTS["skip"]:
+        summary += f", {RESULTS['skip']} skipped"
+    print(summary)
+    return 1 if RESULTS["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
