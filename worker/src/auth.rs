@@ -15,7 +15,7 @@ use crate::settings::ConfigError;
 /// The `[auth]` table as written (stage one: only what the user typed).
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(crate) struct AuthConfig {
+pub struct AuthConfig {
     user: Option<String>,
     password: Option<String>,
     password_file: Option<PathBuf>,
@@ -102,7 +102,7 @@ fn inline_or_file(
 
 impl AuthConfig {
     /// Stage two: reads secret files and checks that at most one method is configured.
-    pub(crate) fn resolve(self) -> Result<Auth, ConfigError> {
+    pub fn resolve(self) -> Result<Auth, ConfigError> {
         let password = inline_or_file(self.password, self.password_file, "auth.password", "auth.password_file")?;
         let token = inline_or_file(self.token, self.token_file, "auth.token", "auth.token_file")?;
         let nkey = inline_or_file(self.nkey_seed, self.nkey_seed_file, "auth.nkey_seed", "auth.nkey_seed_file")?;

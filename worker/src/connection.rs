@@ -10,7 +10,7 @@ use std::time::Duration;
 use async_nats::connection::State;
 use async_nats::{Client, ConnectErrorKind, ConnectOptions, Event};
 
-use crate::auth::Credentials;
+use crate::auth::{Auth, Credentials};
 use crate::{redact_url, Settings, WorkerError};
 
 /// Attempts of the first connect while the server is unreachable, with a doubling pause.
@@ -18,11 +18,17 @@ const FIRST_CONNECT_ATTEMPTS: u32 = 5;
 
 /// Connects with the settings' URL, credentials and TLS.
 pub async fn connect(settings: &Settings) -> Result<Client, WorkerError> {
-    let url = redact_url(&settings.nats_url);
+    connect_with(&settings.nats_url, &settings.auth, &format!("simfleet-worker {}", settings.worker_id)).await
+}
+
+/// Connects to `nats_url` with `auth`, naming the connection `name` (the coordinator uses this
+/// with its own settings).
+pub async fn connect_with(nats_url: &str, auth: &Auth, name: &str) -> Result<Client, WorkerError> {
+    let url = redact_url(nats_url);
     let mut pause = Duration::from_millis(500);
     let mut attempt = 1;
     loop {
-        match options(settings).await?.connect(settings.nats_url.as_str()).await {
+        match options(auth, name).await?.connect(nats_url).await {
             Ok(client) => {
                 tracing::info!(url, "connected to NATS");
                 return Ok(client);
@@ -41,8 +47,8 @@ pub async fn connect(settings: &Settings) -> Result<Client, WorkerError> {
     }
 }
 
-async fn options(settings: &Settings) -> Result<ConnectOptions, WorkerError> {
-    let mut opts = match &settings.auth.credentials {
+async fn options(auth: &Auth, name: &str) -> Result<ConnectOptions, WorkerError> {
+    let mut opts = match &auth.credentials {
         Credentials::None => ConnectOptions::new(),
         Credentials::UserPassword { user, password } => {
             ConnectOptions::with_user_and_password(user.clone(), password.expose().to_string())
@@ -53,18 +59,16 @@ async fn options(settings: &Settings) -> Result<ConnectOptions, WorkerError> {
             WorkerError::Credentials { key: "auth.creds_file", path: path.display().to_string(), source }
         })?,
     };
-    if let Some(ca) = &settings.auth.tls_ca_file {
+    if let Some(ca) = &auth.tls_ca_file {
         opts = opts.add_root_certificates(ca.clone()).require_tls(true);
     }
-    Ok(opts.name(format!("simfleet-worker {}", settings.worker_id)).max_reconnects(None).event_callback(
-        |event| async move {
-            match event {
-                Event::Connected => tracing::info!("NATS connection (re)established"),
-                Event::Disconnected => tracing::warn!("NATS connection lost; reconnecting"),
-                other => tracing::info!(event = %other, "NATS event"),
-            }
-        },
-    ))
+    Ok(opts.name(name).max_reconnects(None).event_callback(|event| async move {
+        match event {
+            Event::Connected => tracing::info!("NATS connection (re)established"),
+            Event::Disconnected => tracing::warn!("NATS connection lost; reconnecting"),
+            other => tracing::info!(event = %other, "NATS event"),
+        }
+    }))
 }
 
 /// Whether the client is connected right now (what `/healthz` and `/readyz` report).

@@ -75,13 +75,20 @@ type CellKey = (GameKind, String, String);
 
 /// The worker's metric handles. Shared by every job task; the locks are `std::sync::Mutex`es
 /// because nothing awaits while holding them.
-pub(crate) struct JobMetrics {
+pub struct JobMetrics {
     cells: Mutex<HashMap<CellKey, Arc<Mutex<Cell>>>>,
     in_flight: Gauge,
 }
 
+impl Default for JobMetrics {
+    fn default() -> JobMetrics {
+        JobMetrics::new()
+    }
+}
+
 impl JobMetrics {
-    pub(crate) fn new() -> JobMetrics {
+    /// Handles on the global recorder (no-ops until one is installed).
+    pub fn new() -> JobMetrics {
         JobMetrics { cells: Mutex::new(HashMap::new()), in_flight: metrics::gauge!(JOBS_IN_FLIGHT) }
     }
 
@@ -103,7 +110,7 @@ impl JobMetrics {
     }
 
     /// A job played: its episodes, rewards, lengths and duration, aggregated per job.
-    pub(crate) fn job_played(&self, job: &Job, result: &JobResult) {
+    pub fn job_played(&self, job: &Job, result: &JobResult) {
         let game = game_label(&job.game);
         metrics::histogram!(JOB_DURATION_SECONDS, "game" => game).record(result.elapsed_seconds);
         if let Some(e) = &result.error {

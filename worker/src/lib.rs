@@ -38,7 +38,7 @@ pub mod connection;
 mod error;
 mod intake;
 mod job;
-mod job_metrics;
+pub mod job_metrics;
 pub mod server;
 pub mod settings;
 pub mod telemetry;
