@@ -19,12 +19,27 @@ use crate::wait::wait_until;
 
 /// `target/<profile>/worker`, beside the `deps/` folder of the running test binary.
 pub fn worker_binary() -> PathBuf {
+    target_binary("worker", "simfleet-worker")
+}
+
+/// `target/<profile>/coordinator`.
+pub fn coordinator_binary() -> PathBuf {
+    target_binary("coordinator", "simfleet-coordinator")
+}
+
+/// `target/<profile>/<name>` of cargo package `package`, which must have been built; or
+/// `$SIMFLEET_BIN_DIR/<name>`, to run the suite against other builds of the binaries (e.g.
+/// `SIMFLEET_BIN_DIR=target/release`, built as the container image builds them).
+fn target_binary(name: &str, package: &str) -> PathBuf {
     let exe = std::env::current_exe().expect("the test executable's path");
-    let profile_dir = exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps/<test>");
-    let bin = profile_dir.join(format!("worker{}", std::env::consts::EXE_SUFFIX));
+    let profile_dir = match std::env::var_os("SIMFLEET_BIN_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps/<test>").to_path_buf(),
+    };
+    let bin = profile_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         bin.is_file(),
-        "{} is missing: run `cargo build -p simfleet-worker` before `cargo test -p simfleet-tests`",
+        "{} is missing: run `cargo build -p {package}` before `cargo test -p simfleet-tests` (scripts/test does)",
         bin.display()
     );
     bin
@@ -89,6 +104,12 @@ impl WorkerProcess {
         let line = self.wait_for_log("\"metrics_addr\"", timeout).await;
         let v: serde_json::Value = serde_json::from_str(&line).expect("a JSON log line");
         v["metrics_addr"].as_str().and_then(|a| a.parse().ok()).expect("metrics_addr is an address")
+    }
+
+    /// Kills the process with SIGKILL: a crash, no drain.
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill -9 the worker");
+        let _ = self.child.wait();
     }
 
     /// Sends SIGTERM, as Kubernetes does.

@@ -1,0 +1,124 @@
+//! The coordinator's connection settings for the fleet commands, layered like the worker's:
+//! built-in defaults < `NATS_URL` < `--config FILE` < `SIMFLEET_COORDINATOR__*` environment <
+//! flags. Keys: `nats_url`, `metrics_listen`, and the worker's `[auth]` table (user/password,
+//! token, nkey seed or creds file, each inline or `*_file`, plus `tls_ca_file`).
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use worker::auth::{Auth, AuthConfig};
+use worker::ConfigError;
+
+/// The environment prefix: `SIMFLEET_COORDINATOR__NATS_URL`, `SIMFLEET_COORDINATOR__AUTH__TOKEN`.
+pub const ENV_PREFIX: &str = "SIMFLEET_COORDINATOR";
+
+/// What the flags say (stage one's top layer).
+#[derive(Clone, Debug, Default)]
+pub struct FleetFlags {
+    /// `--config FILE`.
+    pub config: Option<PathBuf>,
+    /// `--nats-url`.
+    pub nats_url: Option<String>,
+    /// `--metrics-listen`.
+    pub metrics_listen: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    nats_url: String,
+    metrics_listen: Option<String>,
+    #[serde(default)]
+    auth: AuthConfig,
+}
+
+/// Resolved settings of the fleet commands.
+#[derive(Clone, Debug)]
+pub struct FleetSettings {
+    /// NATS server URL(s), comma-separated.
+    pub nats_url: String,
+    /// Where `watch` serves `/metrics` (`simfleet_sweep_jobs`), if anywhere.
+    pub metrics_listen: Option<SocketAddr>,
+    /// Credentials and TLS.
+    pub auth: Auth,
+}
+
+impl FleetSettings {
+    /// Settings for an open server at `nats_url` (what tests use).
+    pub fn new(nats_url: impl Into<String>) -> FleetSettings {
+        FleetSettings { nats_url: nats_url.into(), metrics_listen: None, auth: Auth::default() }
+    }
+
+    /// Loads the layers. `env` is the process environment (a parameter for tests).
+    pub fn load(flags: &FleetFlags, env: &HashMap<String, String>) -> Result<FleetSettings, ConfigError> {
+        let nats_url = env.get("NATS_URL").cloned().unwrap_or_else(|| worker::settings::DEFAULT_NATS_URL.to_string());
+        let mut builder = config::Config::builder().set_default("nats_url", nats_url)?;
+        if let Some(file) = &flags.config {
+            builder = builder.add_source(file_source(file)?);
+        }
+        let env_map: config::Map<String, String> = env.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let raw: RawConfig = builder
+            .add_source(
+                config::Environment::with_prefix(ENV_PREFIX)
+                    .prefix_separator("__")
+                    .separator("__")
+                    .source(Some(env_map)),
+            )
+            .set_override_option("nats_url", flags.nats_url.clone())?
+            .set_override_option("metrics_listen", flags.metrics_listen.clone())?
+            .build()?
+            .try_deserialize()?;
+        if raw.nats_url.trim().is_empty() {
+            return Err(ConfigError::new("nats_url", "must not be empty"));
+        }
+        let metrics_listen = raw
+            .metrics_listen
+            .map(|a| {
+                a.parse().map_err(|e| {
+                    ConfigError::new("metrics_listen", format!("{a:?} is not an address like 127.0.0.1:9465: {e}"))
+                })
+            })
+            .transpose()?;
+        Ok(FleetSettings { nats_url: raw.nats_url, metrics_listen, auth: raw.auth.resolve()? })
+    }
+}
+
+fn file_source(path: &Path) -> Result<config::File<config::FileSourceFile, config::FileFormat>, ConfigError> {
+    if !path.is_file() {
+        return Err(ConfigError::new("--config", format!("{} is not a readable file", path.display())));
+    }
+    Ok(config::File::from(path).format(config::FileFormat::Toml).required(true))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn layers_override_in_order() {
+        let flags = FleetFlags::default();
+        assert_eq!(FleetSettings::load(&flags, &env(&[])).unwrap().nats_url, "nats://127.0.0.1:4222");
+        let e = env(&[("NATS_URL", "nats://a:1")]);
+        assert_eq!(FleetSettings::load(&flags, &e).unwrap().nats_url, "nats://a:1");
+        let e = env(&[("NATS_URL", "nats://a:1"), ("SIMFLEET_COORDINATOR__NATS_URL", "nats://b:2")]);
+        assert_eq!(FleetSettings::load(&flags, &e).unwrap().nats_url, "nats://b:2");
+        let flags = FleetFlags { nats_url: Some("nats://c:3".into()), ..FleetFlags::default() };
+        assert_eq!(FleetSettings::load(&flags, &e).unwrap().nats_url, "nats://c:3");
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        let flags = FleetFlags { metrics_listen: Some("nowhere".into()), ..FleetFlags::default() };
+        let e = FleetSettings::load(&flags, &env(&[])).unwrap_err();
+        assert_eq!(e.key(), Some("metrics_listen"), "{e}");
+        let e = FleetSettings::load(&FleetFlags::default(), &env(&[("SIMFLEET_COORDINATOR__AUTH__USER", "u")]))
+            .unwrap_err();
+        assert_eq!(e.key(), Some("auth.password"), "{e}");
+    }
+}

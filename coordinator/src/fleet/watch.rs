@@ -1,0 +1,375 @@
+//! `coordinator watch`: collects a sweep's results into a file until every job has a result or
+//! has failed.
+//!
+//! Results arrive through the durable consumer `watch-<sweep>` (explicit acks). Each batch's
+//! records are written contiguously per job and flushed, failures are logged beside the file,
+//! and only then is each message of the batch acknowledged. (Not ack policy *all*: acknowledging
+//! the newest result would also acknowledge an older one still waiting to be redelivered from a
+//! watcher that was killed, and that job would be lost.)
+//! So a watcher killed at any instant has lost nothing: what it had not acknowledged comes
+//! again, and whatever of it already reached the file is recognised by its job index.
+//!
+//! Restarting: if the output file exists, its partial tail is cut back to whole jobs
+//! (`import::resume`), the jobs in it and in the failure log count as done, and the durable
+//! consumer carries on where it stopped. If the output file does not exist, the consumer is
+//! recreated to read the sweep's results from the start.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use async_nats::jetstream::consumer::{pull, AckPolicy, DeliverPolicy, PullConsumer};
+use async_nats::jetstream::message::Acker;
+use async_nats::jetstream::AckKind;
+use futures::StreamExt;
+use indicatif::ProgressBar;
+use simfleet::protocol::JobResult;
+use simfleet::topology::{result_subject, watch_consumer, SweepEntry, SweepStatus};
+
+use super::dlq::DlqReader;
+use super::failures::{FailedJob, FailureLog};
+use super::Fleet;
+use crate::export::RecordWriter;
+use crate::sweep::Sweep;
+
+/// The most results handled between two flushes.
+const BATCH: usize = 1000;
+/// The most bytes one pull request asks for. Results are large (a Bucket Brigade job of 1000
+/// episodes is ~150 KB): without a byte cap a pull of 1000 results is 150 MB in one go, more
+/// than the server lets a client fall behind by, and it cuts the connection (slow consumer).
+const PULL_BYTES: usize = 8 << 20;
+/// How often the DLQ, the sweep's KV state and its counts are looked at.
+const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(2);
+/// An unused watch consumer is removed by the server after this long.
+const CONSUMER_INACTIVE: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// What a watch did.
+#[derive(Debug)]
+pub struct WatchReport {
+    /// The sweep id.
+    pub sweep: String,
+    /// Jobs in the sweep.
+    pub jobs_total: u64,
+    /// Jobs with records in the file (this run and before).
+    pub jobs_done: u64,
+    /// Failed jobs, by index.
+    pub failures: Vec<FailedJob>,
+    /// Jobs found in the file when this run started.
+    pub resumed_jobs: u64,
+    /// Records written by this run.
+    pub records_written: u64,
+    /// Duplicate results dropped by this run.
+    pub duplicates: u64,
+    /// Whether the sweep was cancelled.
+    pub cancelled: bool,
+    /// The summary of every record in the file, when this run wrote them all (a resumed run
+    /// leaves it to a read of the file).
+    pub summary: Option<crate::summary::Summary>,
+    /// Wall time of this run.
+    pub elapsed: Duration,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum State {
+    Pending,
+    Done,
+    Failed,
+}
+
+struct Progress<'a> {
+    sweep: Sweep,
+    states: Vec<State>,
+    done: u64,
+    failed: u64,
+    writer: RecordWriter,
+    failures: FailureLog,
+    bar: &'a ProgressBar,
+    records_written: u64,
+    duplicates: u64,
+    summary: crate::summary::Summary,
+}
+
+impl Progress<'_> {
+    fn finished(&self) -> bool {
+        self.done + self.failed >= self.sweep.job_count()
+    }
+
+    fn episodes_of(&self, index: u64) -> u64 {
+        self.sweep.job(index).map_or(0, |j| j.seeds.count)
+    }
+
+    fn fail(&mut self, failure: FailedJob) -> anyhow::Result<()> {
+        let i = failure.job as usize;
+        if self.states.get(i) != Some(&State::Pending) {
+            self.duplicates += 1;
+            return Ok(());
+        }
+        self.failures.push(&failure)?;
+        self.states[i] = State::Failed;
+        self.failed += 1;
+        self.bar.inc(self.episodes_of(failure.job));
+        self.bar.println(format!("job {} failed: {}", failure.job, failure.error));
+        Ok(())
+    }
+
+    fn accept(&mut self, result: JobResult) -> anyhow::Result<()> {
+        let i = result.index as usize;
+        if self.states.get(i) != Some(&State::Pending) {
+            self.duplicates += 1;
+            return Ok(());
+        }
+        if let Some(e) = &result.error {
+            return self.fail(FailedJob { job: result.index, kind: e.kind.as_str().to_string(), error: e.to_string() });
+        }
+        self.writer.write_result(&result)?;
+        self.summary.add_result(&result)?;
+        self.records_written += result.records.len() as u64;
+        self.states[i] = State::Done;
+        self.done += 1;
+        self.bar.inc(result.records.len() as u64);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        self.writer.flush()?;
+        self.failures.flush()?;
+        super::metrics::record_progress(&self.sweep.id, self.sweep.job_count(), self.done, self.failed);
+        Ok(())
+    }
+}
+
+/// Watches sweep `id` into `out`, drawing progress on `bar`.
+pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> anyhow::Result<WatchReport> {
+    let started = Instant::now();
+    let entry = fleet.entry(id).await?;
+    let sweep = Sweep::parse(&entry.definition, &format!("the definition of {id} in the KV bucket"))?;
+    anyhow::ensure!(sweep.id == id, "the KV entry of {id} holds the definition of another sweep ({})", sweep.id);
+    let resume = out.exists() && std::fs::metadata(out)?.len() > 0;
+    let mut states = vec![State::Pending; sweep.job_count() as usize];
+    let (mut done, mut failed) = (0, 0);
+    let writer = if resume {
+        let found = crate::import::resume(out, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
+        for &job in found.jobs.keys() {
+            if let Some(s) = states.get_mut(job as usize) {
+                *s = State::Done;
+                done += 1;
+            }
+        }
+        if found.truncated_bytes > 0 {
+            bar.println(format!(
+                "cut a partial job ({} bytes) from the end of {}",
+                found.truncated_bytes,
+                out.display()
+            ));
+        }
+        RecordWriter::append(out, &sweep.games())?
+    } else {
+        // A fresh file must get every result: start the consumer over.
+        let _ = fleet.topology.results.delete_consumer(&watch_consumer(id)).await;
+        RecordWriter::create(out, &sweep.games())?
+    };
+    let (failures, known_failures) = FailureLog::open(out, resume)?;
+    for job in known_failures.keys() {
+        if let Some(s @ State::Pending) = states.get_mut(*job as usize) {
+            *s = State::Failed;
+            failed += 1;
+        }
+    }
+    let resumed_jobs = done;
+    bar.set_length(sweep.episode_count());
+    let mut p = Progress {
+        sweep,
+        states,
+        done,
+        failed,
+        writer,
+        failures,
+        bar,
+        records_written: 0,
+        duplicates: 0,
+        summary: crate::summary::Summary::default(),
+    };
+    let already: u64 =
+        (0..p.sweep.job_count()).filter(|&i| p.states[i as usize] != State::Pending).map(|i| p.episodes_of(i)).sum();
+    bar.set_position(already);
+    p.flush()?;
+    let mut cancelled = false;
+    if !p.finished() {
+        cancelled = collect(fleet, id, &mut p).await?;
+    }
+    p.flush()?;
+    if p.finished() {
+        // Nothing left to read: the consumer is only server state now.
+        let _ = fleet.topology.results.delete_consumer(&watch_consumer(id)).await;
+    }
+    // Read again: a `cancel` may have changed the status meanwhile.
+    if let Ok(now) = fleet.entry(id).await {
+        update_entry(fleet, &now, &p, true).await;
+    }
+    bar.finish_and_clear();
+    let mut failures: Vec<FailedJob> = FailureLog::open(out, true)?.1.into_values().collect();
+    failures.sort_by_key(|f| f.job);
+    Ok(WatchReport {
+        sweep: id.to_string(),
+        jobs_total: p.sweep.job_count(),
+        jobs_done: p.done,
+        failures,
+        resumed_jobs,
+        records_written: p.records_written,
+        duplicates: p.duplicates,
+        cancelled,
+        summary: (resumed_jobs == 0).then_some(p.summary),
+        elapsed: started.elapsed(),
+    })
+}
+
+async fn consumer(fleet: &Fleet, id: &str) -> anyhow::Result<PullConsumer> {
+    let config = pull::Config {
+        durable_name: Some(watch_consumer(id)),
+        filter_subject: result_subject(id),
+        ack_policy: AckPolicy::Explicit,
+        // Short: what a killed watch had taken but not acknowledged comes back to the next one
+        // this soon. A batch is acknowledged within a second of its arrival, and a result
+        // redelivered early is deduplicated by its job index.
+        ack_wait: Duration::from_secs(10),
+        max_ack_pending: 20_000,
+        deliver_policy: DeliverPolicy::All,
+        inactive_threshold: CONSUMER_INACTIVE,
+        ..Default::default()
+    };
+    Ok(fleet.topology.results.get_or_create_consumer(&watch_consumer(id), config).await?)
+}
+
+/// Reads results until the sweep is complete or cancelled (returns whether it was cancelled).
+/// Survives a server restart: the message stream is reopened with a pause.
+async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Result<bool> {
+    let mut dlq = DlqReader::new(fleet.topology.dlq.clone(), fleet.topology.jobs.clone(), id);
+    let mut last_housekeeping = Instant::now() - HOUSEKEEPING_EVERY;
+    let entry = fleet.entry(id).await?;
+    let mut pause = Duration::from_millis(200);
+    loop {
+        let messages = match consumer(fleet, id).await {
+            Ok(c) => c
+                .stream()
+                .max_messages_per_batch(BATCH)
+                .max_bytes_per_batch(PULL_BYTES)
+                .heartbeat(Duration::from_secs(5))
+                .messages()
+                .await
+                .map_err(anyhow::Error::from),
+            Err(e) => Err(e),
+        };
+        let mut messages = match messages {
+            Ok(m) => m,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read results; retrying");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(5));
+                continue;
+            }
+        };
+        loop {
+            if last_housekeeping.elapsed() >= HOUSEKEEPING_EVERY {
+                last_housekeeping = Instant::now();
+                match housekeeping(fleet, &entry, &mut dlq, p).await {
+                    Ok(true) => return Ok(true),
+                    Ok(false) => {}
+                    Err(e) => tracing::warn!(error = %e, "housekeeping failed; will retry"),
+                }
+                if p.finished() {
+                    return Ok(false);
+                }
+            }
+            // Wait for one message, then take whatever else is ready, up to a batch.
+            let first = match tokio::time::timeout(HOUSEKEEPING_EVERY, messages.next()).await {
+                Err(_) => continue,
+                Ok(None) => break,
+                Ok(Some(Err(e))) => {
+                    tracing::warn!(error = %e, "reading results failed; reconnecting the consumer");
+                    break;
+                }
+                Ok(Some(Ok(m))) => m,
+            };
+            pause = Duration::from_millis(200);
+            // Only the ackers are kept: a result's payload is dropped as soon as it is written.
+            let mut bytes = first.payload.len();
+            let mut batch = vec![handle(p, first)?];
+            while batch.len() < BATCH && bytes < PULL_BYTES {
+                match tokio::time::timeout(Duration::from_millis(2), messages.next()).await {
+                    Ok(Some(Ok(m))) => {
+                        bytes += m.payload.len();
+                        batch.push(handle(p, m)?);
+                    }
+                    _ => break,
+                }
+            }
+            p.flush()?;
+            for acker in batch {
+                if let Err(e) = acker.ack_with(AckKind::Ack).await {
+                    tracing::warn!(error = %e, "acknowledging a result failed; it will come again and be deduplicated");
+                }
+            }
+            if p.finished() {
+                return Ok(false);
+            }
+        }
+        tokio::time::sleep(pause).await;
+        pause = (pause * 2).min(Duration::from_secs(5));
+    }
+}
+
+/// Writes one result and returns what acknowledges it (once the batch is flushed).
+fn handle(p: &mut Progress<'_>, msg: async_nats::jetstream::Message) -> anyhow::Result<Acker> {
+    let (msg, acker) = msg.split();
+    match simfleet::protocol::decode::<JobResult>(&msg.payload) {
+        Ok(result) if result.sweep == p.sweep.id => p.accept(result)?,
+        Ok(result) => tracing::warn!(sweep = result.sweep, "a result of another sweep on this subject; skipped"),
+        Err(e) => tracing::warn!(error = %e, "an undecodable message on the results subject; skipped"),
+    }
+    Ok(acker)
+}
+
+/// Stuck jobs from the DLQ, the KV counts, and whether the sweep was cancelled.
+async fn housekeeping(
+    fleet: &Fleet,
+    entry: &SweepEntry,
+    dlq: &mut DlqReader,
+    p: &mut Progress<'_>,
+) -> anyhow::Result<bool> {
+    for dead in dlq.poll().await? {
+        p.fail(FailedJob {
+            job: dead.index,
+            kind: "max_deliveries".into(),
+            error: format!(
+                "no result after {} deliveries: every worker that took it died or timed out",
+                dead.deliveries
+            ),
+        })?;
+    }
+    p.flush()?;
+    let now = fleet.entry(&entry.id).await?;
+    if now.status == SweepStatus::Cancelled {
+        let pending: Vec<u64> = (0..p.sweep.job_count()).filter(|&i| p.states[i as usize] == State::Pending).collect();
+        for job in pending {
+            p.fail(FailedJob { job, kind: "cancelled".into(), error: "the sweep was cancelled".into() })?;
+        }
+        p.flush()?;
+        return Ok(true);
+    }
+    update_entry(fleet, &now, p, false).await;
+    Ok(false)
+}
+
+/// Writes the counts (and `done` at the end) into the sweep's KV entry; best effort.
+async fn update_entry(fleet: &Fleet, entry: &SweepEntry, p: &Progress<'_>, at_end: bool) {
+    let mut next = entry.clone();
+    next.jobs_done = p.done;
+    next.jobs_failed = p.failed;
+    if at_end && p.finished() && next.status == SweepStatus::Submitted {
+        next.status = SweepStatus::Done;
+    }
+    if &next != entry {
+        if let Err(e) = fleet.put_entry(&next).await {
+            tracing::warn!(error = %e, "cannot update the sweep's KV entry");
+        }
+    }
+}
