@@ -3,11 +3,12 @@
 //! The loop asks each expected actor's policy (with its seat stream), replaces an invalid action
 //! by its fallback (`skip`, or `decide { default_decision }`), feeds the trajectory hash and
 //! hands the actions to [`step_seats`]: the same rules the arena calls. Every buffer lives in
-//! the struct and is reused from seed to seed, so a step allocates nothing.
+//! the struct and is reused from seed to seed, so a scripted step allocates nothing (an `llm`
+//! seat renders its prompt from an owned observation).
 
 use super::engine::{agent_id, apply_step, check_action, TrolleyAction};
 use super::events::{Event, EventSink, NoEvents};
-use super::policies::{self, Policy, Templates};
+use super::policies::{self, LlmCall, Policy, Templates};
 use super::record::{self, Tally, TrajectoryHash, BUCKETS, OUTCOMES, STAT_KEYS};
 use super::replay::{self, ActionLog, ReplayLog};
 use super::scenario::{Scenario, SCENARIOS};
@@ -16,6 +17,7 @@ use super::vocab::Phase;
 use super::RULES_VERSION;
 use crate::field::scenario_path;
 use crate::games::{Episode, Game, GameInfo, GameKind};
+use crate::llm::LlmStats;
 use crate::protocol::{EpisodeRecord, JobError};
 use crate::seeding::Stream;
 use crate::spec::Spec;
@@ -57,6 +59,9 @@ impl Trolley {
     /// the trajectory hash; the record is read from the state and tally afterwards.
     fn run(&mut self, seed: u64, mut log: Option<&mut ReplayLog>) -> TrajectoryHash {
         let n = self.policies.len();
+        for p in &mut self.policies {
+            p.reset(log.is_some());
+        }
         let Buffers { state, streams, actions, tally } = &mut *self.buf;
         let mut events: Vec<Event> = Vec::new();
         let mut sink = Sink { events: log.is_some().then_some(&mut events) };
@@ -139,7 +144,9 @@ impl Trolley {
     pub fn play_record(&mut self, seed: u64, replay: bool) -> (EpisodeRecord, Option<ReplayLog>) {
         let mut log = replay.then(ReplayLog::default);
         let hash = self.run(seed, log.as_mut());
-        (record::record(&self.buf.state, &self.buf.tally, &hash), log)
+        let llm: Vec<(usize, LlmStats)> =
+            self.policies.iter().enumerate().filter_map(|(seat, p)| p.llm_stats().map(|s| (seat, *s))).collect();
+        (record::record(&self.buf.state, &self.buf.tally, &hash, &llm), log)
     }
 }
 
@@ -185,7 +192,7 @@ impl Game for Trolley {
         buckets: BUCKETS,
     };
 
-    fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<Trolley, JobError> {
+    fn prepare(scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<Trolley, JobError> {
         let scenario = Scenario::from_spec(scenario)?;
         let n = usize::from(scenario.num_agents);
         if team.len() != n {
@@ -195,11 +202,13 @@ impl Game for Trolley {
                 format!("the policy set has {} seats; it needs one per agent", team.len()),
             ));
         }
-        let params =
-            team.iter().enumerate().map(|(seat, s)| policies::parse(seat, s)).collect::<Result<Vec<_>, _>>()?;
         let m = scenario.minority();
         let templates = Templates::for_sides(n - 1 - m, m);
-        let policies = params.into_iter().map(|p| Policy::new(p, templates)).collect();
+        let policies = team
+            .iter()
+            .enumerate()
+            .map(|(seat, s)| Policy::parse(seat, s, templates, env))
+            .collect::<Result<Vec<_>, _>>()?;
         let to_job_error = |e: super::error::TrolleyError| JobError::invalid("scenario", &scenario.name, e.to_string());
         let mut state = TrolleyState::new_game(scenario.config(), 0, 0, &mut NoEvents).map_err(to_job_error)?;
         for seat in 0..n {
@@ -227,7 +236,12 @@ impl Game for Trolley {
 
     fn play(&mut self, seed: u64, replay: bool) -> Episode {
         let (record, log) = self.play_record(seed, replay);
-        let replay = log.map(|log| replay::render(&self.buf.state, &self.scenario, &self.specs, &record, &log));
+        let replay = log.map(|log| {
+            // `llm_calls` only when the job has `llm` seats: scripted replays keep their shape.
+            let has_llm = self.policies.iter().any(|p| p.llm_stats().is_some());
+            let calls = has_llm.then(|| self.policies.iter().flat_map(Policy::llm_calls).collect::<Vec<&LlmCall>>());
+            replay::render(&self.buf.state, &self.scenario, &self.specs, &record, &log, calls.as_deref())
+        });
         Episode { record, replay }
     }
 }

@@ -18,7 +18,8 @@
 //!   the end condition, the next round, open actions.
 //! - `error.rs`: [`TrolleyError`], one variant per §6 kind. `events.rs`: [`Event`] and sinks.
 //! - `engine.rs`: the headless `reset` / `step` API (§7). `observation.rs`: observations.
-//! - `policies/`: `debater` and its aliases (§10), their templates.
+//! - `policies/`: `debater` and its aliases (§10), their templates, and `llm` (§11): the
+//!   trolley prompt and answer mapping over the shared client in [`crate::llm`].
 //! - `game.rs`: [`Trolley`], the prepared game and its episode loop. `record.rs`: the episode
 //!   record and trajectory hash (§13). `replay.rs`: the replay JSON. `view.rs`,
 //!   `feed.rs`, `responses.rs`: the arena's JSON shapes (§12).

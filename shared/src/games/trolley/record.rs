@@ -7,6 +7,7 @@ use super::seats::SeatSet;
 use super::state::TrolleyState;
 use super::vocab::{Decision, GameStatus, Side};
 use crate::games::Buckets;
+use crate::llm::LlmStats;
 use crate::protocol::EpisodeRecord;
 use crate::seeding::Fnv64;
 
@@ -148,8 +149,8 @@ fn round_stat(state: &TrolleyState, tally: &Tally, index: usize) -> Value {
     Value::Object(m)
 }
 
-/// Builds the record of a finished episode.
-pub fn record(state: &TrolleyState, tally: &Tally, hash: &TrajectoryHash) -> EpisodeRecord {
+/// Builds the record of a finished episode. `llm` lists (seat, stats) of the `llm` seats.
+pub fn record(state: &TrolleyState, tally: &Tally, hash: &TrajectoryHash, llm: &[(usize, LlmStats)]) -> EpisodeRecord {
     let agents = state.agents();
     let per_agent = |f: &dyn Fn(usize) -> u32| Value::Array((0..agents.len()).map(|s| Value::from(f(s))).collect());
     let resolved = || state.rounds().iter().filter(|r| r.decision.is_some());
@@ -180,8 +181,10 @@ pub fn record(state: &TrolleyState, tally: &Tally, hash: &TrajectoryHash) -> Epi
         .map(|(k, n)| (k.to_string(), n.into()))
         .collect();
     stats.insert(STAT_KEYS[9].into(), by_kind.into());
-    // `llm` seats are not available yet, so no seat has LLM stats.
-    stats.insert(STAT_KEYS[10].into(), Map::new().into());
+    // {seat: stats} for `llm` seats only (an empty object in scripted-only episodes).
+    let llm: Map<String, Value> =
+        llm.iter().map(|(seat, s)| (seat.to_string(), serde_json::to_value(s).expect("plain counters"))).collect();
+    stats.insert(STAT_KEYS[10].into(), llm.into());
 
     let rewards: Vec<f64> = agents.iter().map(|a| f64::from(a.score)).collect();
     EpisodeRecord {

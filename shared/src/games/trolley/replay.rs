@@ -1,12 +1,13 @@
 //! The replay (§13): DESIGN's common fields, then every round with its roles, actions (with
-//! reasoning and `fallback`) and events. Built only when a job asks for replays.
+//! reasoning and `fallback`) and events, and, when the job has `llm` seats, `llm_calls`: each
+//! call's messages, raw answer and parse (§11). Built only when a job asks for replays.
 
 use serde_json::{json, Value};
 
 use super::engine::TrolleyAction;
 use super::error::TrolleyError;
 use super::events::Event;
-use super::policies::Reason;
+use super::policies::{LlmCall, Reason};
 use super::scenario::Scenario;
 use super::state::TrolleyState;
 use super::vocab::Phase;
@@ -84,13 +85,14 @@ fn action_json(state: &TrolleyState, a: &ActionLog) -> Value {
     })
 }
 
-/// The replay JSON of a finished episode.
+/// The replay JSON of a finished episode; `llm_calls` is given when the job has `llm` seats.
 pub fn render(
     state: &TrolleyState,
     scenario: &Scenario,
     policies: &[String],
     record: &EpisodeRecord,
     log: &ReplayLog,
+    llm_calls: Option<&[&LlmCall]>,
 ) -> String {
     let ids = |set: super::seats::SeatSet| set.iter().map(|s| state.agents()[s].id.clone()).collect::<Vec<_>>();
     let rounds: Vec<Value> = state
@@ -110,7 +112,7 @@ pub fn render(
             })
         })
         .collect();
-    let replay = json!({
+    let mut replay = json!({
         "rules_version": super::RULES_VERSION,
         "game": "trolley",
         "seed": state.seed().to_string(),
@@ -121,5 +123,8 @@ pub fn render(
         "events": log.setup.iter().map(|e| e.to_json(state)).collect::<Vec<_>>(),
         "rounds": rounds,
     });
+    if let (Some(calls), Value::Object(m)) = (llm_calls, &mut replay) {
+        m.insert("llm_calls".into(), serde_json::to_value(calls).expect("plain call records"));
+    }
     replay.to_string()
 }

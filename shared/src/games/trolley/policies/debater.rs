@@ -6,7 +6,8 @@
 use super::templates::Templates;
 use super::Reason;
 use crate::games::trolley::engine::TrolleyAction;
-use crate::games::trolley::vocab::{Decision, Side};
+use crate::games::trolley::state::TrolleyState;
+use crate::games::trolley::vocab::{Decision, Phase, Role, Side};
 use crate::seeding::Stream;
 
 /// How a debater decides as operator.
@@ -75,6 +76,32 @@ impl Debater {
     /// The parameters.
     pub fn params(&self) -> &DebaterParams {
         &self.params
+    }
+
+    /// The action of `seat` in the current round, drawn from the seat's stream: an argument or
+    /// skip in a debate phase, the decision while awaiting it (from the round's argument
+    /// weights), and a draw-free `skip` when it is not the seat's turn (never asked then).
+    pub fn act(&self, state: &TrolleyState, seat: usize, rng: &mut Stream) -> (TrolleyAction, Reason) {
+        let Some(round) = state.current_round() else {
+            return (TrolleyAction::SKIP, Reason::Idle);
+        };
+        match (round.role_of(seat), round.phase.debate_index()) {
+            (Role::Majority, Some(p)) => self.argue(Side::Majority, p, rng),
+            (Role::Minority, Some(p)) => self.argue(Side::Minority, p, rng),
+            (Role::Operator, None) if round.phase == Phase::AwaitingDecision => {
+                let idx = state.rounds().len() - 1;
+                let (mut w_maj, mut w_min) = (0.0, 0.0);
+                for a in state.round_arguments(idx) {
+                    match a.side {
+                        Side::Majority => w_maj += a.text.weight(),
+                        Side::Minority => w_min += a.text.weight(),
+                    }
+                }
+                let (decision, reason) = self.decide(w_maj, w_min, rng);
+                (TrolleyAction::Decide { decision }, reason)
+            }
+            _ => (TrolleyAction::SKIP, Reason::Idle),
+        }
     }
 
     /// A side agent's action in debate phase `phase` (0..3).

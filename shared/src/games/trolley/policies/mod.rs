@@ -1,22 +1,28 @@
 //! The policies (§10–§11): spec parsing, the per-seat [`Policy`] enum, and what a choice was.
 //!
 //! Every agent is both debater and operator over a game, so every policy handles both roles.
-//! Policies are stateless apart from the seat's random stream, which the engine recreates per
-//! episode: a seed's record never depends on what ran before it.
+//! Scripted policies are stateless apart from the seat's random stream, which the engine
+//! recreates per episode: a seed's record never depends on what ran before it. An `llm` seat
+//! keeps only per-episode counters (and, for replays, its calls), reset before every episode;
+//! its random draws are its fallback's.
 
 pub mod debater;
+pub mod llm;
 pub mod templates;
 
 use crate::field::{choice, policy_path, unit, within};
 use crate::games::trolley::engine::TrolleyAction;
 use crate::games::trolley::state::TrolleyState;
-use crate::games::trolley::vocab::{Decision, Phase, Role, Side};
+use crate::games::trolley::vocab::Decision;
 use crate::games::Entry;
+use crate::llm::LlmStats;
 use crate::protocol::JobError;
 use crate::seeding::Stream;
 use crate::spec::Spec;
+use crate::RunEnv;
 
 pub use debater::{Debater, DebaterParams, OperatorRule};
+pub use llm::{LlmCall, LlmParams, LlmPolicy};
 pub use templates::Templates;
 
 /// The policy names for `coordinator list`.
@@ -29,14 +35,18 @@ pub const POLICIES: [Entry; 6] = [
     Entry { name: "random", about: "random[?…&p_majority=0.5]: debater whose operator saves the majority with probability p_majority" },
     Entry { name: "persuadable", about: "persuadable[?…&bias=0.2]: debater whose operator weighs the arguments, prior `bias` for the larger side" },
     Entry { name: "contrarian", about: "contrarian[?…]: debater whose operator saves the side with the smaller argument weight" },
-    Entry { name: "llm", about: "llm?model=M&endpoint=URL[&…]: an OpenAI-compatible model (not available in this build yet)" },
+    Entry {
+        name: "llm",
+        about: "llm?model=M&endpoint=URL[&api_key_env=OPENAI_API_KEY&temperature=0&max_tokens=300&timeout_s=30\
+                &max_retries=2&fallback=debater]: an OpenAI-compatible chat model",
+    },
 ];
 
 /// The parameter keys of `debater`, in the spec's order.
 const KEYS: [&str; 5] = ["persuasion", "skip", "operator", "bias", "p_majority"];
 
-/// Parses one seat's policy spec (§10). `llm` is refused for now: the shared LLM client is not
-/// wired into this engine yet.
+/// Parses one seat's scripted policy spec (§10): `debater` or an alias. `llm` is refused here
+/// (it is no scripted policy: [`Policy::parse`] handles it, and it cannot be a fallback).
 pub fn parse(seat: usize, spec: &Spec) -> Result<DebaterParams, JobError> {
     let alias = match spec.name.as_str() {
         "debater" => None,
@@ -48,7 +58,7 @@ pub fn parse(seat: usize, spec: &Spec) -> Result<DebaterParams, JobError> {
             return Err(JobError::invalid(
                 format!("policy_set[{seat}]"),
                 "llm",
-                "the trolley `llm` policy is not available yet (its shared LLM client is not wired in)",
+                "`llm` is not a scripted policy (an llm fallback must be debater or one of its aliases)",
             ))
         }
         other => {
@@ -93,7 +103,7 @@ pub fn parse(seat: usize, spec: &Spec) -> Result<DebaterParams, JobError> {
 }
 
 /// Why a policy chose what it chose (rendered as the replay's `reasoning` only when asked).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub enum Reason {
     /// chance(skip) came up.
     Skipped,
@@ -117,6 +127,10 @@ pub enum Reason {
     },
     /// Asked outside its turn (never by the engine).
     Idle,
+    /// An `llm` seat's model chose; its `reasoning` (cut to 2000 characters, empty if none).
+    Model(String),
+    /// An `llm` seat spent its attempts; its fallback policy chose, for this reason.
+    LlmFallback(Box<Reason>),
 }
 
 impl Reason {
@@ -135,6 +149,9 @@ impl Reason {
                 s
             }
             Reason::Idle => "not this agent's turn".into(),
+            Reason::Model(reasoning) if reasoning.is_empty() => "model (no reasoning given)".into(),
+            Reason::Model(reasoning) => reasoning.clone(),
+            Reason::LlmFallback(inner) => format!("llm attempts spent; fallback {}", inner.describe()),
         }
     }
 }
@@ -144,36 +161,52 @@ impl Reason {
 pub enum Policy {
     /// `debater` and its aliases.
     Debater(Debater),
+    /// `llm` (boxed: it carries a client, counters and a call log).
+    Llm(Box<LlmPolicy>),
 }
 
 impl Policy {
-    /// Builds a seat's policy from its parsed parameters and the game's rendered templates.
+    /// Builds a scripted seat's policy from its parsed parameters and the game's templates.
     pub fn new(params: DebaterParams, templates: &'static Templates) -> Policy {
         Policy::Debater(Debater::new(params, templates))
     }
 
-    /// The action of `seat` in the current round, drawn from the seat's stream.
-    pub fn act(&self, state: &TrolleyState, seat: usize, rng: &mut Stream) -> (TrolleyAction, Reason) {
-        let Policy::Debater(d) = self;
-        let Some(round) = state.current_round() else {
-            return (TrolleyAction::SKIP, Reason::Idle);
-        };
-        match (round.role_of(seat), round.phase.debate_index()) {
-            (Role::Majority, Some(p)) => d.argue(Side::Majority, p, rng),
-            (Role::Minority, Some(p)) => d.argue(Side::Minority, p, rng),
-            (Role::Operator, None) if round.phase == Phase::AwaitingDecision => {
-                let idx = state.rounds().len() - 1;
-                let (mut w_maj, mut w_min) = (0.0, 0.0);
-                for a in state.round_arguments(idx) {
-                    match a.side {
-                        Side::Majority => w_maj += a.text.weight(),
-                        Side::Minority => w_min += a.text.weight(),
-                    }
-                }
-                let (decision, reason) = d.decide(w_maj, w_min, rng);
-                (TrolleyAction::Decide { decision }, reason)
-            }
-            _ => (TrolleyAction::SKIP, Reason::Idle),
+    /// Parses the spec of `seat` (§10, §11). An `llm` seat needs a transport in `env.chat`.
+    pub fn parse(seat: usize, spec: &Spec, templates: &'static Templates, env: &RunEnv) -> Result<Policy, JobError> {
+        match spec.name.as_str() {
+            "llm" => Ok(Policy::Llm(Box::new(LlmPolicy::parse(seat, spec, templates, env)?))),
+            _ => Ok(Policy::new(parse(seat, spec)?, templates)),
+        }
+    }
+
+    /// Forgets the episode; `keep_calls` makes an `llm` seat keep its calls for the replay.
+    pub fn reset(&mut self, keep_calls: bool) {
+        if let Policy::Llm(p) = self {
+            p.reset(keep_calls);
+        }
+    }
+
+    /// The action of `seat` in the current round; random draws come from the seat's stream.
+    pub fn act(&mut self, state: &TrolleyState, seat: usize, rng: &mut Stream) -> (TrolleyAction, Reason) {
+        match self {
+            Policy::Debater(d) => d.act(state, seat, rng),
+            Policy::Llm(p) => p.act(state, seat, rng),
+        }
+    }
+
+    /// The episode's `llm` stats, for `llm` seats.
+    pub fn llm_stats(&self) -> Option<&LlmStats> {
+        match self {
+            Policy::Llm(p) => Some(p.stats()),
+            Policy::Debater(_) => None,
+        }
+    }
+
+    /// The episode's calls, for `llm` seats asked to keep them.
+    pub fn llm_calls(&self) -> &[LlmCall] {
+        match self {
+            Policy::Llm(p) => p.calls(),
+            Policy::Debater(_) => &[],
         }
     }
 }

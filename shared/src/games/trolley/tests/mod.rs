@@ -6,15 +6,19 @@
 //! - `arena`: the rules driven as the arena drives them, and the JSON views (§12).
 //! - `engine`: the headless `reset` / `step` API and snapshots (§7).
 //! - `policies`: spec parsing and the scripted policies' draws (§10).
+//! - `answers`, `llm`: the `llm` policy (§11): answer mapping and prompts; whole episodes
+//!   against a stub transport and the local test server.
 //! - `episodes`: records, determinism, statistics, replays, buffers (§13).
 //! - `golden`: the golden fixtures in `shared/tests/golden/trolley.csv`.
 //! - `props`: proptest invariants (§13's list).
 
+mod answers;
 mod arena;
 mod engine;
 mod episodes;
 mod errors;
 mod golden;
+mod llm;
 mod policies;
 mod props;
 mod roles;

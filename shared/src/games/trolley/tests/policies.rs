@@ -38,8 +38,9 @@ fn bad_specs_name_the_seat_and_parameter() {
     assert_eq!(field("debater?persuasion=x"), ("policy_set[2].persuasion".into(), "x".into()));
     assert_eq!(field("debater?mood=1"), ("policy_set[2].mood".into(), "1".into()));
     assert_eq!(field("debater:3"), ("policy_set[2]".into(), "3".into()));
+    // `llm` is a policy (tests/llm.rs), but not a scripted one: it cannot be a fallback.
     let llm = params("llm?model=m&endpoint=http://x/v1").unwrap_err();
-    assert!(llm.message.contains("not available yet"), "{llm}");
+    assert!(llm.message.contains("not a scripted policy"), "{llm}");
     assert_eq!(llm.field.as_deref(), Some("policy_set[2]"));
 }
 

@@ -1,0 +1,122 @@
+//! [`LlmParams`]: the parameters of an `llm` seat (§11), validated without touching the
+//! network or the environment.
+//!
+//! `model` and `endpoint` are required; the rest have the spec's defaults. Every refusal is an
+//! `invalid_job` naming `policy_set[<seat>].<param>` and the value as written. The same checks
+//! and ranges as the deception game's `llm` policy where §11 gives none: `temperature` in
+//! [0, 2] (the OpenAI range), `max_tokens` ≥ 1, `timeout_s` in (0, 3600].
+
+use std::time::Duration;
+
+use super::super::{parse as parse_scripted, DebaterParams};
+use crate::field::{self, policy_path};
+use crate::protocol::{JobError, JobErrorKind};
+use crate::spec::Spec;
+
+/// The parameter keys, in the spec's order.
+pub const KEYS: [&str; 8] =
+    ["model", "endpoint", "api_key_env", "temperature", "max_tokens", "timeout_s", "max_retries", "fallback"];
+
+/// The default fallback policy.
+pub const DEFAULT_FALLBACK: &str = "debater";
+
+/// An `llm` seat's validated parameters. Holds the *name* of the key's environment variable,
+/// never the key.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LlmParams {
+    /// The model name.
+    pub model: String,
+    /// The base URL; calls go to `{endpoint}/chat/completions`.
+    pub endpoint: String,
+    /// The environment variable holding the API key (unset or empty: no Authorization header).
+    pub api_key_env: String,
+    /// Sampling temperature, [0, 2].
+    pub temperature: f64,
+    /// Completion token cap.
+    pub max_tokens: u32,
+    /// Per-call timeout.
+    pub timeout: Duration,
+    /// Extra attempts after the first, 0..=5.
+    pub max_retries: u32,
+    /// The scripted policy that decides when the attempts are spent.
+    pub fallback: DebaterParams,
+}
+
+impl LlmParams {
+    /// Parses `llm?model=…&endpoint=…&…` for `seat`.
+    pub fn parse(seat: usize, spec: &Spec) -> Result<LlmParams, JobError> {
+        check_keys(seat, spec)?;
+        let path = |k: &str| policy_path(seat, k);
+        let required = |k: &str| spec.get(k).filter(|v| !v.is_empty()).ok_or_else(|| missing(seat, k));
+        let model = required("model")?;
+        let endpoint = required("endpoint")?;
+        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
+            return Err(JobError::invalid(path("endpoint"), endpoint, "must be an http:// or https:// base URL"));
+        }
+        let api_key_env = spec.get("api_key_env").unwrap_or("OPENAI_API_KEY");
+        if api_key_env.is_empty() {
+            return Err(JobError::invalid(path("api_key_env"), api_key_env, "must name an environment variable"));
+        }
+        let temperature =
+            spec.get("temperature").map_or(Ok(0.0), |v| field::within(&path("temperature"), v, 0.0, 2.0))?;
+        let max_tokens =
+            spec.get("max_tokens").map_or(Ok(300), |v| field::int(&path("max_tokens"), v, 1, 1_000_000))?;
+        let timeout_s = match spec.get("timeout_s") {
+            None => 30.0,
+            Some(v) => match field::within(&path("timeout_s"), v, 0.0, 3600.0)? {
+                t if t > 0.0 => t,
+                _ => return Err(JobError::invalid(path("timeout_s"), v, "must be greater than 0")),
+            },
+        };
+        let max_retries = spec.get("max_retries").map_or(Ok(2), |v| field::int(&path("max_retries"), v, 0, 5))?;
+        let fallback_raw = spec.get("fallback").unwrap_or(DEFAULT_FALLBACK);
+        let fallback = Spec::parse(fallback_raw)
+            .map_err(|e| JobError::invalid(path("fallback"), fallback_raw, e.message))
+            .and_then(|f| {
+                parse_scripted(seat, &f).map_err(|e| {
+                    JobError::invalid(path("fallback"), fallback_raw, format!("must be a scripted policy: {e}"))
+                })
+            })?;
+        Ok(LlmParams {
+            model: model.to_string(),
+            endpoint: endpoint.to_string(),
+            api_key_env: api_key_env.to_string(),
+            temperature,
+            max_tokens: max_tokens as u32,
+            timeout: Duration::from_secs_f64(timeout_s),
+            max_retries: max_retries as u32,
+            fallback,
+        })
+    }
+}
+
+/// Rejects a `:ARG`, unknown keys and repeated keys.
+fn check_keys(seat: usize, spec: &Spec) -> Result<(), JobError> {
+    if let Some(arg) = &spec.arg {
+        return Err(JobError::invalid(format!("policy_set[{seat}]"), arg, "llm takes no `:` argument"));
+    }
+    for (i, (k, v)) in spec.params.iter().enumerate() {
+        if !KEYS.contains(&k.as_str()) {
+            let known = KEYS.join(", ");
+            return Err(JobError::invalid(
+                policy_path(seat, k),
+                v,
+                format!("unknown parameter of llm (known: {known})"),
+            ));
+        }
+        if spec.params[..i].iter().any(|(pk, _)| pk == k) {
+            return Err(JobError::invalid(policy_path(seat, k), v, "parameter given twice"));
+        }
+    }
+    Ok(())
+}
+
+/// An `invalid_job` naming a required parameter that is missing (or empty).
+fn missing(seat: usize, key: &str) -> JobError {
+    JobError {
+        kind: JobErrorKind::InvalidJob,
+        field: Some(policy_path(seat, key)),
+        value: None,
+        message: "required".into(),
+    }
+}
