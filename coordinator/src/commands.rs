@@ -72,9 +72,10 @@ pub fn run(sweep_path: &Path, out: &Path, threads: Option<usize>, progress: bool
         bar.inc(r.records.len() as u64);
         Ok(())
     })?;
-    writer.flush()?;
+    // finish, not flush: a Parquet file is complete only once its footer is written.
+    let records = writer.finish()?;
     bar.finish_and_clear();
-    Ok(RunReport { summary, failures, records: writer.rows(), elapsed: started.elapsed() })
+    Ok(RunReport { summary, failures, records, elapsed: started.elapsed() })
 }
 
 /// The HTTP transport for `llm` seats (the binaries build with `llm-http`).

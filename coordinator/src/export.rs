@@ -1,6 +1,8 @@
 //! Writing episode rows to a file whose format is chosen by its extension: `.jsonl` (one object
 //! a line), `.csv` (one fixed header), `.msgpack` (named-field maps, concatenated, no outer
-//! array). Writers stream: memory does not grow with the number of rows.
+//! array), `.parquet` (row groups of 64k rows, see [`crate::parquet`]). Writers stream: memory
+//! does not grow with the number of rows. Call [`RecordWriter::finish`] when done: a Parquet
+//! file is readable only once its footer is written.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
@@ -9,6 +11,7 @@ use std::path::Path;
 use simfleet::protocol::JobResult;
 use simfleet::GameKind;
 
+use crate::parquet::ParquetSink;
 use crate::row::{RowRef, SCALAR_COLUMNS};
 
 /// An export format.
@@ -20,6 +23,8 @@ pub enum Format {
     Csv,
     /// Concatenated MessagePack maps.
     Msgpack,
+    /// Apache Parquet.
+    Parquet,
 }
 
 impl Format {
@@ -29,6 +34,7 @@ impl Format {
             Some("jsonl") => Ok(Format::Jsonl),
             Some("csv") => Ok(Format::Csv),
             Some("msgpack") => Ok(Format::Msgpack),
+            Some("parquet") => Ok(Format::Parquet),
             other => Err(ExportError::UnknownFormat(other.unwrap_or("").to_string())),
         }
     }
@@ -38,7 +44,9 @@ impl Format {
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// The extension names no format.
-    #[error("cannot tell the format of the output file from its extension {0:?}: use .jsonl, .csv or .msgpack")]
+    #[error(
+        "cannot tell the format of the output file from its extension {0:?}: use .jsonl, .csv, .msgpack or .parquet"
+    )]
     UnknownFormat(String),
     /// Writing failed.
     #[error("writing the output file failed: {0}")]
@@ -46,6 +54,31 @@ pub enum ExportError {
     /// A CSV-specific failure.
     #[error("writing CSV failed: {0}")]
     Csv(#[from] csv::Error),
+    /// A Parquet-specific failure.
+    #[error("writing Parquet failed: {0}")]
+    Parquet(#[from] parquet::errors::ParquetError),
+    /// A stats value that does not fit the Parquet column type fixed by the first row group.
+    #[error(
+        "stats key {key:?} held {kind} in the first row group of the Parquet file but now holds {value}: \
+         a Parquet column keeps one type; export to .jsonl or .csv instead"
+    )]
+    StatType {
+        /// The stats key.
+        key: String,
+        /// What the column holds.
+        kind: &'static str,
+        /// The value that does not fit.
+        value: String,
+    },
+    /// Parquet files cannot be appended to.
+    #[error(
+        "cannot append to a Parquet file (its footer is written once, at the end): write .jsonl, .csv or \
+         .msgpack to resume, and convert afterwards"
+    )]
+    NotAppendable,
+    /// The writer failed earlier or is finished.
+    #[error("the Parquet writer failed earlier or is already finished; the file is incomplete")]
+    Failed,
 }
 
 /// The CSV stats columns of a sweep's games: every stats key of each game, in game order, once.
@@ -61,10 +94,13 @@ pub fn stat_columns(games: &[GameKind]) -> Vec<&'static str> {
     cols
 }
 
+// One Sink per writer: the size of the CSV variant does not matter.
+#[allow(clippy::large_enum_variant)]
 enum Sink {
     Jsonl(BufWriter<File>),
     Csv { w: csv::Writer<File>, stats: Vec<&'static str>, fields: Vec<String> },
     Msgpack(BufWriter<File>),
+    Parquet(Box<ParquetSink>),
 }
 
 /// A streaming writer of episode rows.
@@ -84,6 +120,9 @@ impl RecordWriter {
     /// Appends to an existing file of `format` (used by a resumed `watch`). No CSV header.
     pub fn append(path: &Path, games: &[GameKind]) -> Result<RecordWriter, ExportError> {
         let format = Format::of(path)?;
+        if format == Format::Parquet {
+            return Err(ExportError::NotAppendable);
+        }
         let file = std::fs::OpenOptions::new().append(true).open(path)?;
         let header = format == Format::Csv && file.metadata()?.len() == 0;
         RecordWriter::from_file(file, format, games, header)
@@ -93,6 +132,7 @@ impl RecordWriter {
         let sink = match format {
             Format::Jsonl => Sink::Jsonl(BufWriter::with_capacity(1 << 20, file)),
             Format::Msgpack => Sink::Msgpack(BufWriter::with_capacity(1 << 20, file)),
+            Format::Parquet => Sink::Parquet(Box::new(ParquetSink::new(file, stat_columns(games)))),
             Format::Csv => {
                 let mut w = csv::WriterBuilder::new().buffer_capacity(1 << 20).from_writer(file);
                 let stats = stat_columns(games);
@@ -153,6 +193,7 @@ impl RecordWriter {
                 }
                 w.write_record(fields.iter())?;
             }
+            Sink::Parquet(p) => p.write(row)?,
         }
         self.rows += 1;
         Ok(())
@@ -175,8 +216,33 @@ impl RecordWriter {
                 w.flush()?;
                 w.get_ref().sync_data()?;
             }
+            Sink::Parquet(p) => p.flush()?,
         }
         Ok(())
+    }
+
+    /// Flushes everything and completes the file (a Parquet file gets its last row group and
+    /// footer). Returns the number of rows written.
+    pub fn finish(mut self) -> Result<u64, ExportError> {
+        match &mut self.sink {
+            Sink::Parquet(p) => p.finish()?,
+            _ => self.flush()?,
+        }
+        Ok(self.rows)
+    }
+}
+
+impl Drop for RecordWriter {
+    /// Completes a Parquet file whose writer was dropped without [`RecordWriter::finish`] (the
+    /// line formats need nothing: their buffers flush on drop).
+    fn drop(&mut self) {
+        if let Sink::Parquet(p) = &mut self.sink {
+            if !p.done() {
+                if let Err(e) = p.finish() {
+                    tracing::error!("the Parquet file could not be completed: {e}");
+                }
+            }
+        }
     }
 }
 

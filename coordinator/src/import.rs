@@ -90,7 +90,7 @@ pub fn for_each_row(path: &Path, mut f: impl FnMut(u64, Row)) -> Result<Option<u
             reader.read_to_string(&mut text).map_err(ioerr)?;
             let complete = text.rfind('\n').map_or(0, |i| i + 1);
             let cut = (complete < text.len()).then_some(complete as u64);
-            let mut rdr = csv::ReaderBuilder::new().from_reader(text[..complete].as_bytes());
+            let mut rdr = csv::ReaderBuilder::new().from_reader(&text.as_bytes()[..complete]);
             let headers = rdr.headers().map_err(|e| rowerr(0, e.to_string()))?.clone();
             for rec in rdr.records() {
                 n += 1;
@@ -99,6 +99,11 @@ pub fn for_each_row(path: &Path, mut f: impl FnMut(u64, Row)) -> Result<Option<u
                 f(pos, csv_row(&headers, &rec).map_err(|m| rowerr(n, m))?);
             }
             Ok(cut)
+        }
+        Format::Parquet => {
+            drop(reader);
+            crate::parquet::reader::for_each_row(path, f).map_err(|(row, message)| rowerr(row, message))?;
+            Ok(None)
         }
     }
 }
@@ -143,6 +148,10 @@ pub struct Resume {
 /// with fewer rows than `expected(job)`, are removed (their result was never acknowledged, so it
 /// will be delivered again).
 pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, ImportError> {
+    if Format::of(path)? == Format::Parquet {
+        // Its offsets are row numbers, not bytes: cutting the file would destroy it.
+        return Err(crate::export::ExportError::NotAppendable.into());
+    }
     let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
     let len = std::fs::metadata(path).map_err(ioerr)?.len();
     let mut jobs: BTreeMap<u64, u64> = BTreeMap::new();

@@ -4,6 +4,8 @@
 //! A sweep file (TOML) is a list of cell groups; each group is a cartesian product of scenarios,
 //! policy sets and seed chunks (DESIGN.md, "Sweep files and episode records"). Expansion order
 //! (cells, scenarios, policy sets, seed chunks) and job indexes are a pure function of the file.
+//! Optional `[[rankings]]` sections (mixed teams from a roster, [`crate::rank::section`]) expand
+//! into further cells after every `[[cells]]` group.
 
 use std::fmt;
 use std::path::Path;
@@ -14,6 +16,8 @@ use sha2::{Digest, Sha256};
 use simfleet::protocol::{Job, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::{GameKind, RunEnv, Spec};
 use toml::Spanned;
+
+use crate::rank::section::RawRanking;
 
 /// A sweep file that does not parse or validate. Displays as `FILE:LINE: field: message`.
 #[derive(Debug, thiserror::Error)]
@@ -47,7 +51,11 @@ struct RawSweep {
     name: Spanned<String>,
     seeds: Spanned<RawSeeds>,
     episodes_per_job: Option<Spanned<i64>>,
+    #[serde(default)]
     cells: Vec<Spanned<RawCell>>,
+    /// Ranking experiments, expanded after the cells (`crate::rank::section`).
+    #[serde(default)]
+    rankings: Vec<RawRanking>,
 }
 
 #[derive(Deserialize)]
@@ -181,8 +189,8 @@ impl Sweep {
             }
         };
         let sweep_epj = epj(&raw.episodes_per_job, "episodes_per_job".into())?;
-        if raw.cells.is_empty() {
-            return Err(err(None, Some("cells".into()), "the sweep has no [[cells]]".into()));
+        if raw.cells.is_empty() && raw.rankings.is_empty() {
+            return Err(err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
         }
         let env = RunEnv::default();
         let mut cells = Vec::new();
@@ -253,6 +261,29 @@ impl Sweep {
                     next_job += cell.jobs(seeds);
                     cells.push(cell);
                 }
+            }
+        }
+        for (ri, ranking) in raw.rankings.iter().enumerate() {
+            for rc in ranking.expand(ri, &err)? {
+                let key = (rc.game, rc.scenario.clone(), rc.policy_set.name.clone());
+                if let Some(first) = seen.get(&key) {
+                    let msg =
+                        format!("team {:?} of scenario {:?} is already in the sweep at line {first}", key.2, key.1);
+                    return Err(err(Some(rc.span), Some(format!("rankings[{ri}]")), msg));
+                }
+                seen.insert(key, line_of(text, rc.span));
+                let spec = Spec::parse(&rc.scenario).map_err(|e| err(None, None, e.message))?;
+                let episodes_per_job =
+                    rc.episodes_per_job.or(sweep_epj).unwrap_or_else(|| rc.game.default_episodes_per_job(&spec));
+                let cell = Cell {
+                    game: rc.game,
+                    scenario: rc.scenario,
+                    policy_set: rc.policy_set,
+                    episodes_per_job,
+                    first_job: next_job,
+                };
+                next_job += cell.jobs(seeds);
+                cells.push(cell);
             }
         }
         let mut sweep = Sweep { id: String::new(), name: raw.name.get_ref().clone(), seeds, cells };

@@ -1,0 +1,182 @@
+//! Ranking experiments: mixed teams from a roster (the `[[rankings]]` sweep section) and
+//! `coordinator rank FILE`, which fits each policy's additive contribution to team reward.
+//!
+//! Team membership comes from the policy set names that `[[rankings]]` writes
+//! (`team-007 (firefighter + hero + liar + liar)`, see [`teams`]), or, with `--sweep`, from the
+//! sweep file's policy sets: then any cell whose policy set is a team counts, hand-written ones
+//! included. The records must come from that sweep (the sweep ids are compared).
+//!
+//! # Layout
+//!
+//! - [`section`]: the `[[rankings]]` sweep section and its expansion into cells.
+//! - [`teams`]: the seeded team draw and the team names.
+//! - [`model`]: the additive model, accumulated row by row and fitted in closed form.
+//! - [`solver`]: the small dense Cholesky solver of its normal equations.
+//! - [`table`]: the terminal table and the CSV output.
+
+pub mod model;
+pub mod section;
+pub mod solver;
+pub mod table;
+pub mod teams;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use anyhow::{bail, Context};
+use indexmap::IndexMap;
+
+use crate::row::Row;
+use crate::sweep::Sweep;
+pub use model::{Fit, Model, PolicyFit};
+
+/// The default ridge λ: one pseudo-episode pulling each contribution toward the roster average,
+/// negligible against hundreds of episodes, enough to keep the equations solvable.
+pub const DEFAULT_RIDGE: f64 = 1.0;
+
+/// (game, policy set) → the policy of each seat.
+type SeatsByPolicySet = HashMap<(String, String), Vec<String>>;
+
+/// Where team membership comes from.
+#[derive(Debug, Default)]
+pub struct Membership {
+    /// (game, policy set) → seats, from a sweep file; `None`: from team names only.
+    sweep: Option<(String, SeatsByPolicySet)>,
+}
+
+impl Membership {
+    /// Membership from the policy sets of `sweep`. Seats are called by their roster names where
+    /// a `[[rankings]]` roster names their spec, so a hand-written `heroes` cell and the ranking
+    /// teams count the same policy once.
+    pub fn from_sweep(sweep: &Sweep) -> Membership {
+        let mut names: HashMap<&str, &str> = HashMap::new();
+        for c in &sweep.cells {
+            if let Some(members) = teams::members_of(&c.policy_set.name) {
+                if members.len() == c.policy_set.seats.len() {
+                    for (name, spec) in members.into_iter().zip(&c.policy_set.seats) {
+                        names.entry(spec.as_str()).or_insert(name);
+                    }
+                }
+            }
+        }
+        let map = sweep
+            .cells
+            .iter()
+            .map(|c| {
+                let seats = c.policy_set.seats.iter().map(|s| names.get(s.as_str()).unwrap_or(&s.as_str()).to_string());
+                ((c.game.as_str().to_string(), c.policy_set.name.clone()), seats.collect())
+            })
+            .collect();
+        Membership { sweep: Some((sweep.id.clone(), map)) }
+    }
+}
+
+/// Accumulates the ranking of every game in a results file, row by row.
+#[derive(Debug, Default)]
+pub struct Ranker {
+    membership: Membership,
+    models: IndexMap<String, Model>,
+    versions: IndexMap<String, String>,
+    /// Episodes of policy sets whose members are unknown, per policy set name.
+    pub skipped: IndexMap<String, u64>,
+    error: Option<String>,
+}
+
+impl Ranker {
+    /// A ranker taking membership from `membership`.
+    pub fn new(membership: Membership) -> Ranker {
+        Ranker { membership, ..Ranker::default() }
+    }
+
+    /// Adds one episode.
+    pub fn add(&mut self, row: &Row) {
+        if self.error.is_some() {
+            return;
+        }
+        if let Some((id, _)) = &self.membership.sweep {
+            if *id != row.sweep {
+                self.error = Some(format!(
+                    "the records come from sweep {} but the sweep file is sweep {id}: pass the sweep file the \
+                     records were made from (or leave out --sweep to read teams from their names)",
+                    row.sweep
+                ));
+                return;
+            }
+        }
+        match self.versions.get(&row.game) {
+            Some(v) if *v != row.engine_version => {
+                self.error = Some(format!(
+                    "the results mix engine versions of {}: {v} and {}; rank each version separately",
+                    row.game, row.engine_version
+                ));
+                return;
+            }
+            Some(_) => {}
+            None => {
+                self.versions.insert(row.game.clone(), row.engine_version.clone());
+            }
+        }
+        if !self.models.contains_key(&row.game) {
+            self.models.insert(row.game.clone(), Model::default());
+        }
+        let model = self.models.get_mut(&row.game).expect("inserted above");
+        if model.knows_team(&row.policy_set) {
+            model.add(&row.policy_set, None, &row.scenario, row.seed, row.team_reward);
+            return;
+        }
+        let from_sweep =
+            self.membership.sweep.as_ref().and_then(|(_, m)| m.get(&(row.game.clone(), row.policy_set.clone())));
+        let members: Option<Vec<&str>> = match from_sweep {
+            Some(seats) => Some(seats.iter().map(String::as_str).collect()),
+            None => teams::members_of(&row.policy_set),
+        };
+        match members {
+            Some(m) => model.add(&row.policy_set, Some(&m), &row.scenario, row.seed, row.team_reward),
+            None => *self.skipped.entry(row.policy_set.clone()).or_default() += 1,
+        }
+    }
+
+    /// Whether any episode of a team was seen.
+    pub fn has_teams(&self) -> bool {
+        !self.models.is_empty()
+    }
+
+    /// Fits every game that has at least two policies, in first-seen order.
+    pub fn fit(&self, ridge: f64) -> Result<Vec<Fit>, String> {
+        if let Some(e) = &self.error {
+            return Err(e.clone());
+        }
+        Ok(self.models.iter().filter_map(|(game, m)| m.fit(game, ridge)).collect())
+    }
+}
+
+/// `coordinator rank FILE [--sweep SWEEP]`: the fitted ranking of every game in `file`.
+pub fn rank(file: &Path, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
+    if !(ridge > 0.0 && ridge.is_finite()) {
+        bail!("--ridge must be a positive number (got {ridge})");
+    }
+    let membership = match sweep {
+        Some(path) => Membership::from_sweep(&Sweep::load(path)?),
+        None => Membership::default(),
+    };
+    let mut ranker = Ranker::new(membership);
+    let cut = crate::import::for_each_row(file, |_, row| ranker.add(&row))
+        .with_context(|| format!("cannot read {}", file.display()))?;
+    if cut.is_some() {
+        eprintln!("warning: {} ends with a partial record, which was skipped", file.display());
+    }
+    let fits = ranker.fit(ridge).map_err(anyhow::Error::msg)?;
+    if fits.is_empty() {
+        let hint = if sweep.is_none() {
+            "its policy set names are not team names (`team-007 (a + b + c + d)`, written by [[rankings]]): \
+             pass --sweep SWEEP.toml to take each policy set's seats from the sweep file"
+        } else {
+            "its policy sets have fewer than two distinct policies"
+        };
+        bail!("{} holds no ranking: {hint}", file.display());
+    }
+    Ok((fits, ranker.skipped))
+}

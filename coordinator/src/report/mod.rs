@@ -1,0 +1,154 @@
+//! `coordinator report FILE --out report.html`: one self-contained HTML page (inline CSS and
+//! SVG, no scripts, no network) with the summary table, outcome shares per policy set with 95%
+//! intervals, per-cell histograms of team reward and episode length, and the ranking when the
+//! records come from a ranking sweep (or `--sweep` gives the teams).
+//!
+//! The file is read twice: first for the summary, the ranking and the range of each (game,
+//! scenario), then for the histograms, whose bins are shared by every policy set of a scenario.
+//! Memory grows with cells and bins, never with episodes.
+//!
+//! # Layout
+//!
+//! - [`histogram`]: bins and counts.
+//! - [`svg`]: the charts.
+//! - [`html`]: the page and its sections.
+
+pub mod histogram;
+pub mod html;
+pub mod svg;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::Path;
+
+use anyhow::Context;
+use indexmap::{IndexMap, IndexSet};
+
+use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
+use crate::summary::Summary;
+use crate::sweep::Sweep;
+use histogram::{Bins, Histogram, Range, LENGTH_BINS, REWARD_BINS};
+
+/// (game, scenario, policy set).
+pub type CellKey = (String, String, String);
+
+/// The team reward and episode length histograms of one cell.
+#[derive(Clone, Debug)]
+pub struct CellHistograms {
+    /// Team reward.
+    pub reward: Histogram,
+    /// Episode length.
+    pub length: Histogram,
+}
+
+/// Everything the page shows.
+#[derive(Debug)]
+pub struct Collected {
+    /// The results file, as given.
+    pub file: String,
+    /// Sweep ids in the file.
+    pub sweeps: IndexSet<String>,
+    /// Engine version per game.
+    pub versions: IndexMap<String, String>,
+    /// The summary table.
+    pub summary: Summary,
+    /// Histograms per cell, in summary order.
+    pub histograms: IndexMap<CellKey, CellHistograms>,
+    /// The ranking of each game whose policy sets are teams.
+    pub ranking: Vec<Fit>,
+    /// Episodes per policy set left out of the ranking (members unknown).
+    pub skipped: IndexMap<String, u64>,
+}
+
+/// What `report` wrote.
+#[derive(Debug)]
+pub struct Written {
+    /// Cells charted.
+    pub cells: usize,
+    /// Episodes read.
+    pub episodes: u64,
+    /// Games ranked.
+    pub ranked: usize,
+}
+
+/// Reads `file` (twice) and gathers the page's contents.
+pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected> {
+    let mut summary = Summary::default();
+    let mut ranker = Ranker::new(membership);
+    let mut sweeps = IndexSet::new();
+    let mut versions: IndexMap<String, String> = IndexMap::new();
+    let mut ranges: IndexMap<(String, String), (Range, Range)> = IndexMap::new();
+    let mut mixed = None;
+    let cut = crate::import::for_each_row(file, |_, row| {
+        if mixed.is_some() {
+            return;
+        }
+        let r = summary.add(
+            &row.game,
+            &row.engine_version,
+            &row.scenario,
+            &row.policy_set,
+            row.team_reward,
+            row.length,
+            &row.outcome,
+        );
+        if let Err(e) = r {
+            mixed = Some(e);
+            return;
+        }
+        if !sweeps.contains(&row.sweep) {
+            sweeps.insert(row.sweep.clone());
+        }
+        if !versions.contains_key(&row.game) {
+            versions.insert(row.game.clone(), row.engine_version.clone());
+        }
+        ranker.add(&row);
+        let key = (row.game, row.scenario);
+        let (reward, length) = ranges.entry(key).or_default();
+        reward.add(row.team_reward);
+        length.add(f64::from(row.length));
+    })
+    .with_context(|| format!("cannot read {}", file.display()))?;
+    if let Some(e) = mixed {
+        return Err(e.into());
+    }
+    if cut.is_some() {
+        eprintln!("warning: {} ends with a partial record, which was skipped", file.display());
+    }
+    let mut histograms: IndexMap<CellKey, CellHistograms> = IndexMap::new();
+    for key in summary.cells.keys() {
+        let (reward, length) = ranges[&(key.0.clone(), key.1.clone())];
+        let hist = CellHistograms {
+            reward: Histogram::new(Bins::real(reward.min, reward.max, REWARD_BINS)),
+            length: Histogram::new(Bins::integer(length.min as u32, length.max as u32, LENGTH_BINS)),
+        };
+        histograms.insert(key.clone(), hist);
+    }
+    crate::import::for_each_row(file, |_, row| {
+        if let Some(h) = histograms.get_mut(&(row.game, row.scenario, row.policy_set)) {
+            h.reward.add(row.team_reward);
+            h.length.add(f64::from(row.length));
+        }
+    })
+    .with_context(|| format!("cannot read {} again", file.display()))?;
+    let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
+    let skipped = ranker.skipped;
+    Ok(Collected { file: file.display().to_string(), sweeps, versions, summary, histograms, ranking, skipped })
+}
+
+/// `coordinator report FILE --out OUT [--sweep SWEEP]`.
+pub fn report(file: &Path, sweep: Option<&Path>, out: &Path) -> anyhow::Result<Written> {
+    let membership = match sweep {
+        Some(path) => Membership::from_sweep(&Sweep::load(path)?),
+        None => Membership::default(),
+    };
+    let collected = collect(file, membership)?;
+    let page = html::page(&collected);
+    std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok(Written {
+        cells: collected.histograms.len(),
+        episodes: collected.summary.episodes(),
+        ranked: collected.ranking.len(),
+    })
+}
