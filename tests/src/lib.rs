@@ -7,10 +7,12 @@
 //! - [`running_worker`]: [`RunningWorker`], `worker::run` in a task; [`test_settings`].
 //! - [`worker_process`]: [`WorkerProcess`], the `worker` binary (build it first).
 //! - [`jobs`]: job builders and publishing; [`results`]: reading results and queue depth.
+//! - [`prometheus`]: a real Prometheus scraping given targets, queried over its HTTP API.
 //! - [`scrape`]: HTTP GET and Prometheus text lookups; [`wait`]: conditions with timeouts.
 
 pub mod jobs;
 pub mod nats_server;
+pub mod prometheus;
 pub mod results;
 pub mod running_worker;
 pub mod scrape;
@@ -20,4 +22,4 @@ pub mod worker_process;
 pub use nats_server::{config_fixture, NatsServer};
 pub use running_worker::{connect, test_settings, RunningWorker};
 pub use wait::{wait_until, within};
-pub use worker_process::WorkerProcess;
+pub use worker_process::{coordinator_binary, WorkerProcess};

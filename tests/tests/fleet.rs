@@ -123,6 +123,13 @@ async fn two_worker_processes_give_the_records_of_the_embedded_run() {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!((report.jobs_done, report.jobs_total, report.duplicates), (12, 12, 0));
     assert_same_records(&setup, &out).await;
+    // `results` exports the same sweep again, here as Parquet, read back row by row.
+    let parquet = setup.path("again.parquet");
+    let exported = fleet::results::export(&f, &setup.sweep.id, &parquet, &ProgressBar::hidden()).await.unwrap();
+    assert_eq!(exported.records, setup.sweep.episode_count());
+    let mut rows = 0;
+    coordinator::import::for_each_row(&parquet, |_, _| rows += 1).unwrap();
+    assert_eq!(rows, setup.sweep.episode_count(), "rows in the Parquet export");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -2,6 +2,10 @@
 //! `simfleet_tests::NatsServer`); tests that run the `worker` binary need
 //! `cargo build -p simfleet-worker` first.
 
+// The fleet end to end: submit and watch against the embedded run, crashes, restarts, resubmits.
+mod fleet;
+// Every dashboard panel against a real Prometheus scraping a real worker and coordinator.
+mod dashboards;
 // Bad messages on the jobs subject, cancelled sweeps, exactly one result per job.
 mod worker;
 // The topology: idempotent get-or-create, concurrent starts, mismatches.
@@ -16,3 +20,5 @@ mod restart;
 mod metrics;
 // The worker binary's configuration errors.
 mod config;
+// The trolley arena's HTTP server (no nats-server): full games, every error, races, deadlines.
+mod arena;

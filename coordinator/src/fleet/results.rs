@@ -80,7 +80,7 @@ pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> a
     if let Some(e) = failed {
         return Err(e.into());
     }
-    writer.flush()?;
+    writer.finish()?;
     bar.finish_and_clear();
     report.failures.sort_by_key(|f| f.job);
     Ok(report)

@@ -206,18 +206,21 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         update_entry(fleet, &now, &p, true).await;
     }
     bar.finish_and_clear();
+    let Progress { sweep, done, writer, records_written, duplicates, summary, .. } = p;
+    // Completes the file (a Parquet file needs its footer).
+    writer.finish()?;
     let mut failures: Vec<FailedJob> = FailureLog::open(out, true)?.1.into_values().collect();
     failures.sort_by_key(|f| f.job);
     Ok(WatchReport {
         sweep: id.to_string(),
-        jobs_total: p.sweep.job_count(),
-        jobs_done: p.done,
+        jobs_total: sweep.job_count(),
+        jobs_done: done,
         failures,
         resumed_jobs,
-        records_written: p.records_written,
-        duplicates: p.duplicates,
+        records_written,
+        duplicates,
         cancelled,
-        summary: (resumed_jobs == 0).then_some(p.summary),
+        summary: (resumed_jobs == 0).then_some(summary),
         elapsed: started.elapsed(),
     })
 }
