@@ -156,9 +156,13 @@ impl Summary {
                 .ok()
                 .and_then(|g| g.info().win_outcome)
                 .map_or_else(|| "—".to_string(), |w| format!("{:.1}%", 100.0 * c.share(w)));
-            let outcomes = c
-                .outcomes
-                .iter()
+            // In the game's own order (win first where it has one), so rows compare at a glance.
+            let order = game.parse::<GameKind>().map_or(&[][..], |g| g.info().outcomes);
+            let rank = |o: &str| order.iter().position(|k| *k == o).unwrap_or(order.len());
+            let mut listed: Vec<(&String, &u64)> = c.outcomes.iter().collect();
+            listed.sort_by_key(|(o, _)| rank(o));
+            let outcomes = listed
+                .into_iter()
                 .map(|(o, n)| format!("{o} {:.1}%", 100.0 * *n as f64 / c.episodes as f64))
                 .collect::<Vec<_>>()
                 .join(", ");
