@@ -102,6 +102,25 @@ async fn watch(f: &Fleet, setup: &Setup, out: &Path) -> fleet::watch::WatchRepor
         .unwrap()
 }
 
+/// `watch` on a connection of its own, in a task, so the test can break things meanwhile.
+fn spawn_watch(
+    url: &str,
+    setup: &Setup,
+    out: &Path,
+) -> tokio::task::JoinHandle<anyhow::Result<fleet::watch::WatchReport>> {
+    let (id, out, url) = (setup.sweep.id.clone(), out.to_path_buf(), url.to_string());
+    tokio::spawn(async move {
+        let f = fleet(&url).await;
+        fleet::watch::watch(&f, &id, &out, &ProgressBar::hidden()).await
+    })
+}
+
+/// Waits until the results stream holds at least `n` results of the sweep.
+async fn wait_for_results(js: &async_nats::jetstream::Context, setup: &Setup, n: u64) {
+    wait_until("a few results", TIMEOUT, || async { (result_messages(js, &setup.sweep.id).await >= n).then_some(()) })
+        .await;
+}
+
 /// Starts the topology with a short ack wait, so jobs of a killed worker come back in seconds.
 async fn short_ack_wait(url: &str) -> async_nats::jetstream::Context {
     let js = async_nats::jetstream::new(async_nats::connect(url).await.unwrap());
@@ -143,13 +162,8 @@ async fn a_worker_killed_mid_sweep_loses_and_duplicates_nothing() {
     let f = fleet(&url).await;
     submit(&f, &setup).await;
     let out = setup.path("fleet.csv");
-    let (id, out2, url2) = (setup.sweep.id.clone(), out.clone(), url.clone());
-    let watcher = tokio::spawn(async move {
-        let f = fleet(&url2).await;
-        fleet::watch::watch(&f, &id, &out2, &ProgressBar::hidden()).await
-    });
-    wait_until("a few results", TIMEOUT, || async { (result_messages(&js, &setup.sweep.id).await >= 4).then_some(()) })
-        .await;
+    let watcher = spawn_watch(&url, &setup, &out);
+    wait_for_results(&js, &setup, 4).await;
     victim.kill();
     let report = within("the watch", TIMEOUT, watcher).await.unwrap().unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
@@ -173,13 +187,8 @@ async fn a_server_restart_mid_sweep_loses_and_duplicates_nothing() {
     let f = fleet(&url).await;
     submit(&f, &setup).await;
     let out = setup.path("fleet.jsonl");
-    let (id, out2, url2) = (setup.sweep.id.clone(), out.clone(), url.clone());
-    let watcher = tokio::spawn(async move {
-        let f = fleet(&url2).await;
-        fleet::watch::watch(&f, &id, &out2, &ProgressBar::hidden()).await
-    });
-    wait_until("a few results", TIMEOUT, || async { (result_messages(&js, &setup.sweep.id).await >= 4).then_some(()) })
-        .await;
+    let watcher = spawn_watch(&url, &setup, &out);
+    wait_for_results(&js, &setup, 4).await;
     server.restart();
     let report = within("the watch", TIMEOUT, watcher).await.unwrap().unwrap();
     assert!(report.failures.is_empty(), "{:?}", report.failures);
@@ -341,11 +350,7 @@ async fn status_counts_and_cancel_stops_a_sweep() {
     let states = fleet::status::status(&f, Some(&setup.sweep.id)).await.unwrap();
     assert_eq!((states[0].jobs_total, states[0].queued, states[0].answered), (6, 6, 0));
     let out = setup.path("fleet.jsonl");
-    let (id, out2, url2) = (setup.sweep.id.clone(), out.clone(), url.clone());
-    let watcher = tokio::spawn(async move {
-        let f = fleet(&url2).await;
-        fleet::watch::watch(&f, &id, &out2, &ProgressBar::hidden()).await
-    });
+    let watcher = spawn_watch(&url, &setup, &out);
     let cancelled = fleet::cancel::cancel(&f, &setup.sweep.id).await.unwrap();
     assert_eq!(cancelled.purged, 6);
     let report = within("the watch to stop", TIMEOUT, watcher).await.unwrap().unwrap();
