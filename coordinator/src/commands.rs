@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use simfleet::protocol::{Job, SeedRange};
-use simfleet::{GameKind, RunEnv};
+use simfleet::{GameKind, JobResult, RunEnv};
 
 use crate::export::RecordWriter;
 use crate::summary::Summary;
@@ -36,6 +36,14 @@ pub struct Failure {
     pub error: String,
 }
 
+/// A played job, prepared on the thread that played it.
+enum Played {
+    /// Its rows, encoded for the output file, and its summary.
+    Encoded { bytes: Vec<u8>, rows: u64, summary: Summary },
+    /// The result itself: an error, or rows only the writer can place (Parquet).
+    Result(JobResult),
+}
+
 /// Figures of a finished run.
 #[derive(Debug)]
 pub struct RunReport {
@@ -61,15 +69,39 @@ pub fn run(sweep_path: &Path, out: &Path, threads: Option<usize>, progress: bool
     let started = Instant::now();
     let mut summary = Summary::default();
     let mut failures = Vec::new();
-    crate::embedded::run(&sweep, threads, &env, &mut |r: simfleet::JobResult| {
-        if let Some(e) = &r.error {
-            failures.push(Failure { index: r.index, error: e.to_string() });
-            bar.inc(sweep.job(r.index).map_or(0, |j| j.seeds.count));
-            return Ok(());
+    // Rows are encoded, and each job summarised, on the thread that played it: the writer
+    // only appends bytes in job order, so it keeps up with every core.
+    let encoder = writer.encoder();
+    let prepare = |r: JobResult| -> anyhow::Result<Played> {
+        match &encoder {
+            Some(enc) if r.error.is_none() => {
+                let mut bytes = Vec::with_capacity(r.records.len() * 256);
+                let rows = enc.encode_result(&r, &mut bytes)?;
+                let mut summary = Summary::default();
+                summary.add_result(&r)?;
+                Ok(Played::Encoded { bytes, rows, summary })
+            }
+            _ => Ok(Played::Result(r)),
         }
-        writer.write_result(&r)?;
-        summary.add_result(&r)?;
-        bar.inc(r.records.len() as u64);
+    };
+    crate::embedded::run(&sweep, threads, &env, &prepare, &mut |index, played: anyhow::Result<Played>| {
+        match played? {
+            Played::Encoded { bytes, rows, summary: part } => {
+                writer.write_encoded(&bytes, rows)?;
+                summary.merge(&part)?;
+                bar.inc(rows);
+            }
+            Played::Result(r) => {
+                if let Some(e) = &r.error {
+                    failures.push(Failure { index, error: e.to_string() });
+                    bar.inc(sweep.job(index).map_or(0, |j| j.seeds.count));
+                    return Ok(());
+                }
+                writer.write_result(&r)?;
+                summary.add_result(&r)?;
+                bar.inc(r.records.len() as u64);
+            }
+        }
         Ok(())
     })?;
     // finish, not flush: a Parquet file is complete only once its footer is written.

@@ -1,9 +1,10 @@
 //! Embedded mode: `coordinator run` plays a sweep in-process on all cores with the same
 //! `run_job` the workers use, so its records are identical to a fleet run.
 //!
-//! Threads claim job indexes from a shared counter; one writer puts results back in job order
-//! through a bounded reorder window, so the output file is the same for any thread count and
-//! memory stays flat however long the sweep is.
+//! Threads claim job indexes from a shared counter, play each job and `prepare` its result
+//! (e.g. encode its rows: work that would otherwise pile up on the one writer); the caller's
+//! thread puts the prepared results back in job order through a bounded reorder window, so the
+//! output file is the same for any thread count and memory stays flat however long the sweep is.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -14,15 +15,15 @@ use simfleet::{run_job, JobResult, RunEnv};
 
 use crate::sweep::Sweep;
 
-/// Receives results in job order.
-pub trait ResultSink {
+/// Receives prepared results in job order.
+pub trait ResultSink<T> {
     /// Called once per job, in increasing job index. An error stops the run.
-    fn accept(&mut self, result: JobResult) -> anyhow::Result<()>;
+    fn accept(&mut self, index: u64, prepared: T) -> anyhow::Result<()>;
 }
 
-impl<F: FnMut(JobResult) -> anyhow::Result<()>> ResultSink for F {
-    fn accept(&mut self, result: JobResult) -> anyhow::Result<()> {
-        self(result)
+impl<T, F: FnMut(u64, T) -> anyhow::Result<()>> ResultSink<T> for F {
+    fn accept(&mut self, index: u64, prepared: T) -> anyhow::Result<()> {
+        self(index, prepared)
     }
 }
 
@@ -32,8 +33,15 @@ struct Window {
     moved: Condvar,
 }
 
-/// Plays every job of `sweep` on `threads` threads and hands each result to `sink` in job order.
-pub fn run(sweep: &Sweep, threads: usize, env: &RunEnv, sink: &mut dyn ResultSink) -> anyhow::Result<()> {
+/// Plays every job of `sweep` on `threads` threads, turns each result into a `T` with `prepare`
+/// on the thread that played it, and hands them to `sink` in job order.
+pub fn run<T: Send>(
+    sweep: &Sweep,
+    threads: usize,
+    env: &RunEnv,
+    prepare: &(dyn Fn(JobResult) -> T + Sync),
+    sink: &mut dyn ResultSink<T>,
+) -> anyhow::Result<()> {
     let threads = threads.max(1);
     let total = sweep.job_count();
     // Each thread may run this many jobs ahead of the writer: enough to keep every core busy
@@ -42,7 +50,7 @@ pub fn run(sweep: &Sweep, threads: usize, env: &RunEnv, sink: &mut dyn ResultSin
     let next = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let window = Window { written: Mutex::new(0), moved: Condvar::new() };
-    let (tx, rx) = mpsc::sync_channel::<JobResult>(threads * 2);
+    let (tx, rx) = mpsc::sync_channel::<(u64, T)>(threads * 2);
     std::thread::scope(|scope| -> anyhow::Result<()> {
         for _ in 0..threads {
             let tx = tx.clone();
@@ -60,19 +68,19 @@ pub fn run(sweep: &Sweep, threads: usize, env: &RunEnv, sink: &mut dyn ResultSin
                     }
                 }
                 let Some(job) = sweep.job(i) else { break };
-                if tx.send(run_job(&job, env)).is_err() {
+                if tx.send((i, prepare(run_job(&job, env)))).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
-        let mut pending: BTreeMap<u64, JobResult> = BTreeMap::new();
+        let mut pending: BTreeMap<u64, T> = BTreeMap::new();
         let mut expect = 0u64;
         let outcome = (|| -> anyhow::Result<()> {
-            for result in rx.iter() {
-                pending.insert(result.index, result);
+            for (index, prepared) in rx.iter() {
+                pending.insert(index, prepared);
                 while let Some(r) = pending.remove(&expect) {
-                    sink.accept(r)?;
+                    sink.accept(expect, r)?;
                     expect += 1;
                     *window.written.lock().expect("window lock") = expect;
                     window.moved.notify_all();

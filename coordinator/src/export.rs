@@ -12,7 +12,8 @@ use simfleet::protocol::JobResult;
 use simfleet::GameKind;
 
 use crate::parquet::ParquetSink;
-use crate::row::{RowRef, SCALAR_COLUMNS};
+use crate::row::RowRef;
+use crate::row_encoder::RowEncoder;
 
 /// An export format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -94,12 +95,13 @@ pub fn stat_columns(games: &[GameKind]) -> Vec<&'static str> {
     cols
 }
 
-// One Sink per writer: the size of the CSV variant does not matter.
-#[allow(clippy::large_enum_variant)]
 enum Sink {
-    Jsonl(BufWriter<File>),
-    Csv { w: csv::Writer<File>, stats: Vec<&'static str>, fields: Vec<String> },
-    Msgpack(BufWriter<File>),
+    /// `.jsonl`, `.csv`, `.msgpack`: rows encoded by `enc` into `scratch`, then written.
+    Lines {
+        out: BufWriter<File>,
+        enc: RowEncoder,
+        scratch: Vec<u8>,
+    },
     Parquet(Box<ParquetSink>),
 }
 
@@ -129,29 +131,32 @@ impl RecordWriter {
     }
 
     fn from_file(file: File, format: Format, games: &[GameKind], header: bool) -> Result<RecordWriter, ExportError> {
-        let sink = match format {
-            Format::Jsonl => Sink::Jsonl(BufWriter::with_capacity(1 << 20, file)),
-            Format::Msgpack => Sink::Msgpack(BufWriter::with_capacity(1 << 20, file)),
-            Format::Parquet => Sink::Parquet(Box::new(ParquetSink::new(file, stat_columns(games)))),
-            Format::Csv => {
-                let mut w = csv::WriterBuilder::new().buffer_capacity(1 << 20).from_writer(file);
-                let stats = stat_columns(games);
+        let sink = match RowEncoder::new(format, stat_columns(games)) {
+            Some(enc) => {
+                let mut out = BufWriter::with_capacity(1 << 20, file);
                 if header {
-                    let mut head: Vec<&str> = SCALAR_COLUMNS.to_vec();
-                    head.extend(["agent_rewards", "trajectory_hash"]);
-                    head.extend(stats.iter().copied());
-                    w.write_record(&head)?;
+                    out.write_all(&enc.header()?)?;
                 }
-                Sink::Csv { w, stats, fields: Vec::new() }
+                Sink::Lines { out, enc, scratch: Vec::new() }
             }
+            None => Sink::Parquet(Box::new(ParquetSink::new(file, stat_columns(games)))),
         };
         Ok(RecordWriter { sink, rows: 0 })
     }
 
     /// Writes every record of `result` (nothing for an error result), contiguously.
     pub fn write_result(&mut self, result: &JobResult) -> Result<(), ExportError> {
-        for rec in &result.records {
-            self.write(&RowRef::new(result, rec))?;
+        match &mut self.sink {
+            Sink::Lines { out, enc, scratch } => {
+                scratch.clear();
+                self.rows += enc.encode_result(result, scratch)?;
+                out.write_all(scratch)?;
+            }
+            Sink::Parquet(_) => {
+                for rec in &result.records {
+                    self.write(&RowRef::new(result, rec))?;
+                }
+            }
         }
         Ok(())
     }
@@ -159,43 +164,33 @@ impl RecordWriter {
     /// Writes one row.
     pub fn write(&mut self, row: &RowRef<'_>) -> Result<(), ExportError> {
         match &mut self.sink {
-            Sink::Jsonl(w) => {
-                serde_json::to_writer(&mut *w, row).map_err(io::Error::from)?;
-                w.write_all(b"\n")?;
-            }
-            Sink::Msgpack(w) => {
-                let mut ser = rmp_serde::Serializer::new(&mut *w).with_struct_map();
-                serde::Serialize::serialize(row, &mut ser).map_err(io::Error::other)?;
-            }
-            Sink::Csv { w, stats, fields } => {
-                fields.clear();
-                fields.extend([
-                    row.sweep.to_string(),
-                    row.job.to_string(),
-                    row.game.to_string(),
-                    row.engine_version.to_string(),
-                    row.scenario.to_string(),
-                    row.policy_set.to_string(),
-                    row.seed.to_string(),
-                    row.outcome.to_string(),
-                    row.length.to_string(),
-                    row.truncated.to_string(),
-                    json(&row.team_reward),
-                    json(&row.agent_rewards),
-                    row.trajectory_hash.to_string(),
-                ]);
-                for key in stats.iter() {
-                    fields.push(match row.stats.get(*key) {
-                        None | Some(serde_json::Value::Null) => String::new(),
-                        Some(serde_json::Value::String(s)) => s.clone(),
-                        Some(v) => json(v),
-                    });
-                }
-                w.write_record(fields.iter())?;
+            Sink::Lines { out, enc, scratch } => {
+                scratch.clear();
+                enc.encode_rows([*row], scratch)?;
+                out.write_all(scratch)?;
             }
             Sink::Parquet(p) => p.write(row)?,
         }
         self.rows += 1;
+        Ok(())
+    }
+
+    /// The encoder of this file's rows, for encoding on other threads ([`RecordWriter::write_encoded`]);
+    /// `None` for Parquet, whose rows only the writer can place.
+    pub fn encoder(&self) -> Option<RowEncoder> {
+        match &self.sink {
+            Sink::Lines { enc, .. } => Some(enc.clone()),
+            Sink::Parquet(_) => None,
+        }
+    }
+
+    /// Writes `rows` rows that [`RowEncoder::encode_result`] of [`RecordWriter::encoder`] made.
+    pub fn write_encoded(&mut self, bytes: &[u8], rows: u64) -> Result<(), ExportError> {
+        match &mut self.sink {
+            Sink::Lines { out, .. } => out.write_all(bytes)?,
+            Sink::Parquet(_) => unreachable!("a Parquet writer has no encoder"),
+        }
+        self.rows += rows;
         Ok(())
     }
 
@@ -208,13 +203,9 @@ impl RecordWriter {
     /// sees every row written so far.
     pub fn flush(&mut self) -> Result<(), ExportError> {
         match &mut self.sink {
-            Sink::Jsonl(w) | Sink::Msgpack(w) => {
-                w.flush()?;
-                w.get_ref().sync_data()?;
-            }
-            Sink::Csv { w, .. } => {
-                w.flush()?;
-                w.get_ref().sync_data()?;
+            Sink::Lines { out, .. } => {
+                out.flush()?;
+                out.get_ref().sync_data()?;
             }
             Sink::Parquet(p) => p.flush()?,
         }
@@ -244,8 +235,4 @@ impl Drop for RecordWriter {
             }
         }
     }
-}
-
-fn json<T: serde::Serialize + ?Sized>(v: &T) -> String {
-    serde_json::to_string(v).expect("numbers and JSON values always serialise")
 }

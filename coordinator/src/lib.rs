@@ -28,5 +28,6 @@ pub mod parquet;
 pub mod rank;
 pub mod report;
 pub mod row;
+pub mod row_encoder;
 pub mod summary;
 pub mod sweep;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use simfleet::protocol::{EpisodeRecord, JobResult, Stats};
 
 /// One exported row, borrowing from a [`JobResult`] (what writers serialise).
-#[derive(Serialize)]
+#[derive(Clone, Copy, Serialize)]
 pub struct RowRef<'a> {
     /// Sweep id.
     pub sweep: &'a str,

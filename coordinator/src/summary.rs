@@ -36,6 +36,23 @@ impl CellStats {
         }
     }
 
+    /// Adds the figures of `other` (Chan et al.'s pairwise update of the mean and M2).
+    fn merge(&mut self, other: &CellStats) {
+        if other.episodes == 0 {
+            return;
+        }
+        let (na, nb) = (self.episodes as f64, other.episodes as f64);
+        let n = na + nb;
+        let d = other.mean - self.mean;
+        self.mean += d * nb / n;
+        self.m2 += other.m2 + d * d * na * nb / n;
+        self.episodes += other.episodes;
+        self.length_sum += other.length_sum;
+        for (o, c) in &other.outcomes {
+            *self.outcomes.entry(o.clone()).or_default() += c;
+        }
+    }
+
     /// Mean team reward.
     pub fn mean(&self) -> f64 {
         self.mean
@@ -136,6 +153,30 @@ impl Summary {
                 rec.length,
                 &rec.outcome,
             )?;
+        }
+        Ok(())
+    }
+
+    /// Adds everything `other` counted (e.g. one job's summary, made where the job was played).
+    pub fn merge(&mut self, other: &Summary) -> Result<(), MixedVersions> {
+        for (game, version) in &other.versions {
+            match self.versions.get(game) {
+                Some(v) if v != version => {
+                    return Err(MixedVersions { game: game.clone(), first: v.clone(), other: version.clone() })
+                }
+                Some(_) => {}
+                None => {
+                    self.versions.insert(game.clone(), version.clone());
+                }
+            }
+        }
+        for (key, stats) in &other.cells {
+            match self.cells.get_mut(key) {
+                Some(c) => c.merge(stats),
+                None => {
+                    self.cells.insert(key.clone(), stats.clone());
+                }
+            }
         }
         Ok(())
     }
