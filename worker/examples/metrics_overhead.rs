@@ -1,7 +1,9 @@
 //! What metrics recording costs the worker: episodes/s of the Bucket Brigade archetype sweep
 //! (15 scenarios × 7 teams, jobs of 250 episodes) played with `run_job` on one thread, with and
 //! without recording each job's metrics (`JobMetrics::job_played`, as the worker does) into the
-//! real Prometheus recorder. Rounds alternate, so both sides see the same machine; medians.
+//! real Prometheus recorder. Rounds alternate (and which side goes first), so both sides see the
+//! same machine; medians.
+//! Between rounds the recorder is rendered, as a scrape does.
 //!
 //! `cargo run --release -p simfleet-worker --example metrics_overhead [SEEDS_PER_CELL] [ROUNDS]`
 
@@ -56,14 +58,16 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let seeds: u64 = args.next().map_or(2000, |a| a.parse().expect("SEEDS_PER_CELL is a number"));
     let rounds: usize = args.next().map_or(5, |a| a.parse().expect("ROUNDS is a number"));
-    let _handle = worker::telemetry::install(&BTreeMap::new()).expect("install the Prometheus recorder");
+    let handle = worker::telemetry::install(&BTreeMap::new()).expect("install the Prometheus recorder");
     let metrics = JobMetrics::new();
     let jobs = jobs(seeds);
     let episodes: u64 = jobs.iter().map(|j| j.seeds.count).sum();
     let env = RunEnv::default();
     let (mut without, mut with) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        for record in [false, true] {
+    for round in 0..rounds {
+        // Which side goes first alternates too, so neither always runs on a warmer cache.
+        let order = if round % 2 == 0 { [false, true] } else { [true, false] };
+        for record in order {
             let started = Instant::now();
             for job in &jobs {
                 let result = run_job(job, &env);
