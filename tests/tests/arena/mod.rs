@@ -1,0 +1,12 @@
+//! The trolley arena (spec `trolley.md` §12) over real HTTP: `coordinator::arena::serve` on a
+//! free loopback port in its own tokio runtime, driven by blocking `ureq` clients — one thread
+//! per agent wherever clients race. No nats-server is involved.
+//!
+//! One module per area; `client` holds the arena harness and the HTTP client they share.
+
+mod client;
+mod game;
+mod lifecycle;
+mod openapi;
+mod races;
+mod refusals;
