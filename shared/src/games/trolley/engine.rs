@@ -13,7 +13,7 @@ use super::error::TrolleyError;
 use super::events::{Event, EventSink};
 use super::scenario::Scenario;
 use super::seats::SeatSet;
-use super::state::TrolleyState;
+use super::state::{RoundId, TrolleyState};
 use super::text::ArgText;
 use super::vocab::{Decision, GameStatus, Phase, SkipCause};
 
@@ -153,9 +153,9 @@ pub fn check_step(state: &TrolleyState, actions: &[Option<TrolleyAction>]) -> Re
     Ok(())
 }
 
-/// The application half of [`step_seats`], for callers that checked every action already (the
-/// episode loop checks each one to pick its fallback): applies them in seat order through the
-/// rules, which still refuse anything invalid, then starts the next round after a resolution.
+/// The application half of [`step_seats`], for callers that checked every action already:
+/// applies them in seat order through the rules, which still refuse anything invalid, then
+/// starts the next round after a resolution.
 pub fn apply_step(
     state: &mut TrolleyState,
     actions: &[Option<TrolleyAction>],
@@ -172,20 +172,35 @@ pub fn apply_step(
     let round = round.id;
     for (seat, action) in actions.iter().enumerate() {
         let Some(action) = action else { continue };
-        let applied = match action {
-            TrolleyAction::Argue { text } => state.submit_argument(round, seat, text, out).map(|_| ()),
-            TrolleyAction::Skip {} => state.skip(round, seat, SkipCause::Agent, out).map(|_| ()),
-            TrolleyAction::Decide { decision } => {
-                state.submit_decision(round, seat, decision.as_str(), out).map(|_| ())
-            }
-        };
         // Checked actions cannot fail here: acting agents are distinct, so no action changes
         // another's validity.
-        applied.map_err(|e| invalid(state, seat, e))?;
+        apply_action(state, round, seat, action, out).map_err(|e| invalid(state, seat, e))?;
     }
+    finish_step(state, out).map_err(|e| invalid(state, 0, e))
+}
+
+/// Applies one action of `seat` in round `round` through its rule (which checks it fully and
+/// changes nothing if it refuses it).
+pub fn apply_action(
+    state: &mut TrolleyState,
+    round: RoundId,
+    seat: usize,
+    action: &TrolleyAction,
+    out: &mut impl EventSink,
+) -> Result<(), TrolleyError> {
+    match action {
+        TrolleyAction::Argue { text } => state.submit_argument(round, seat, text, out).map(|_| ()),
+        TrolleyAction::Skip {} => state.skip(round, seat, SkipCause::Agent, out).map(|_| ()),
+        TrolleyAction::Decide { decision } => state.submit_decision(round, seat, decision.as_str(), out).map(|_| ()),
+    }
+}
+
+/// Ends a step whose actions were applied: a resolved round of a game still in progress is
+/// followed by the next round at once (headless play has no pause between rounds).
+pub fn finish_step(state: &mut TrolleyState, out: &mut impl EventSink) -> Result<(), TrolleyError> {
     let resolved = state.current_round().is_some_and(|r| r.phase == Phase::Resolved);
     if state.status() == GameStatus::InProgress && resolved {
-        state.start_next_round(out).map_err(|e| invalid(state, 0, e))?;
+        state.start_next_round(out)?;
     }
     Ok(())
 }

@@ -1,14 +1,15 @@
 //! [`Trolley`]: the prepared game the runner plays, and its episode loop (§7's "Loop").
 //!
-//! The loop asks each expected actor's policy (with its seat stream), replaces an invalid action
-//! by its fallback (`skip`, or `decide { default_decision }`), feeds the trajectory hash and
-//! hands the actions to [`step_seats`]: the same rules the arena calls. Every buffer lives in
-//! the struct and is reused from seed to seed, so a scripted step allocates nothing (an `llm`
-//! seat renders its prompt from an owned observation).
+//! The loop asks each expected actor's policy (with its seat stream), then applies the actions in
+//! seat order through [`apply_action`] (the rules the arena calls), replacing a refused action by
+//! its fallback (`skip`, or `decide { default_decision }`), and feeds the trajectory hash. Every
+//! buffer lives in the struct and is reused from seed to seed, so a scripted step allocates
+//! nothing (an `llm` seat renders its prompt from an owned observation), and nothing is
+//! formatted unless a replay is recorded.
 
-use super::engine::{agent_id, apply_step, check_action, TrolleyAction};
+use super::engine::{agent_id, apply_action, finish_step, TrolleyAction};
 use super::events::{Event, EventSink, NoEvents};
-use super::policies::{self, LlmCall, Policy, Templates};
+use super::policies::{self, LlmCall, Policy, Reason, Templates};
 use super::record::{self, Tally, TrajectoryHash, BUCKETS, OUTCOMES, STAT_KEYS};
 use super::replay::{self, ActionLog, ReplayLog};
 use super::scenario::{Scenario, SCENARIOS};
@@ -40,7 +41,8 @@ struct Buffers {
     /// The roster, registered once; `restart` reuses it every episode.
     state: TrolleyState,
     streams: Vec<Stream>,
-    actions: Vec<Option<TrolleyAction>>,
+    /// Per seat, what its policy chose this step (and why), until the rules apply it.
+    asked: Vec<Option<(TrolleyAction, Reason)>>,
     tally: Tally,
 }
 
@@ -62,7 +64,7 @@ impl Trolley {
         for p in &mut self.policies {
             p.reset(log.is_some());
         }
-        let Buffers { state, streams, actions, tally } = &mut *self.buf;
+        let Buffers { state, streams, asked, tally } = &mut *self.buf;
         let mut events: Vec<Event> = Vec::new();
         let mut sink = Sink { events: log.is_some().then_some(&mut events) };
         state.restart(seed, &mut sink);
@@ -83,35 +85,43 @@ impl Trolley {
             let Some(round) = state.current_round() else {
                 break;
             };
-            let (phase, rounds_before) = (round.phase, state.rounds().len());
+            let (round, phase, rounds_before) = (round.id, round.phase, state.rounds().len());
             let actors = state.expected_actors();
+            // Every actor chooses against the state before the step: a phase's arguments are
+            // simultaneous (§7).
             for seat in actors.iter() {
-                let (mut action, reason) = self.policies[seat].act(state, seat, &mut streams[seat]);
+                asked[seat] = Some(self.policies[seat].act(state, seat, &mut streams[seat]));
+            }
+            // Then the rules apply them in seat order. Each rule checks its action completely
+            // before it changes anything, and no action changes another seat's validity (the
+            // actors are distinct and the phase closes only after the last one), so a refusal
+            // here is the refusal the state before the step would give: one check per action.
+            let mut stuck = false;
+            for seat in actors.iter() {
+                let Some((mut action, reason)) = asked[seat].take() else {
+                    continue;
+                };
                 let mut invalid = None;
-                if let Err(e) = check_action(state, seat, &action) {
+                if let Err(e) = apply_action(state, round, seat, &action, &mut sink) {
                     tally.invalid_action(seat, &e);
                     action = fallback(state, phase);
                     invalid = Some(e);
+                    // A fallback is valid by construction; if not, stop rather than loop.
+                    stuck |= apply_action(state, round, seat, &action, &mut sink).is_err();
                 }
                 if phase == Phase::AwaitingDecision {
                     tally.decision_fallback.push(invalid.is_some());
                 }
                 let text = match &action {
-                    TrolleyAction::Argue { text } => Some((text.byte_len(), text.fnv())),
+                    TrolleyAction::Argue { text } => Some(text),
                     _ => None,
                 };
                 hash.action(phase.hash_code(), seat, action.hash_code(), text);
                 if let Some(log) = log.as_deref_mut() {
-                    log.action(ActionLog { phase, seat, action: action.clone(), reason, invalid });
+                    log.action(ActionLog { phase, seat, action, reason, invalid });
                 }
-                actions[seat] = Some(action);
             }
-            let stepped = apply_step(state, actions, &mut sink);
-            for a in actions.iter_mut() {
-                *a = None;
-            }
-            // Every action was checked (or replaced by a valid fallback) against this state.
-            if stepped.is_err() {
+            if stuck || finish_step(state, &mut sink).is_err() {
                 break;
             }
             if let Some(log) = log.as_deref_mut() {
@@ -134,7 +144,7 @@ impl Trolley {
             b.state.arguments.capacity(),
             b.state.skips.capacity(),
             b.streams.capacity(),
-            b.actions.capacity(),
+            b.asked.capacity(),
             b.tally.invalid.capacity(),
             b.tally.decision_fallback.capacity(),
         ]
@@ -221,7 +231,7 @@ impl Game for Trolley {
             buf: Box::new(Buffers {
                 state,
                 streams: (0..n).map(|seat| Stream::agent(0, seat)).collect(),
-                actions: vec![None; n],
+                asked: vec![None; n],
                 tally: Tally::default(),
             }),
             scenario,

@@ -21,8 +21,8 @@
 //! - `policies/`: `debater` and its aliases (§10), their templates, and `llm` (§11): the
 //!   trolley prompt and answer mapping over the shared client in [`crate::llm`].
 //! - `game.rs`: [`Trolley`], the prepared game and its episode loop. `record.rs`: the episode
-//!   record and trajectory hash (§13). `replay.rs`: the replay JSON. `view.rs`,
-//!   `feed.rs`, `responses.rs`: the arena's JSON shapes (§12).
+//!   record (§13). `hash.rs`: the trajectory hash, with per-template tables. `replay.rs`: the
+//!   replay JSON. `view.rs`, `feed.rs`, `responses.rs`: the arena's JSON shapes (§12).
 //!
 //! # Driving it incrementally (the arena)
 //!
@@ -49,6 +49,7 @@ pub mod events;
 pub mod feed;
 pub mod flow;
 mod game;
+pub mod hash;
 mod lobby;
 pub mod observation;
 pub mod policies;

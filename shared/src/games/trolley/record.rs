@@ -1,15 +1,18 @@
 //! The episode record (§13): outcome, rewards, stats, the trajectory hash, metric buckets.
 
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value};
 
 use super::error::TrolleyError;
-use super::seats::SeatSet;
+use super::seats::{SeatSet, MAX_AGENTS};
 use super::state::TrolleyState;
-use super::vocab::{Decision, GameStatus, Side};
+use super::vocab::{Decision, GameStatus};
 use crate::games::Buckets;
 use crate::llm::LlmStats;
 use crate::protocol::EpisodeRecord;
-use crate::seeding::Fnv64;
+
+pub use super::hash::TrajectoryHash;
 
 /// Outcome labels: by the count of `save_majority` against `save_minority` decisions.
 pub const OUTCOMES: [&str; 3] = ["majority_favoured", "minority_favoured", "even"];
@@ -35,45 +38,6 @@ pub const BUCKETS: Buckets = Buckets {
     length: &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 16.0, 24.0, 32.0, 64.0],
     agent_reward: &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 16.0],
 };
-
-/// The trajectory hash (§13), fed as the episode runs.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct TrajectoryHash(Fnv64);
-
-impl TrajectoryHash {
-    /// A fresh hash.
-    pub fn new() -> TrajectoryHash {
-        TrajectoryHash(Fnv64::new())
-    }
-
-    /// A round's header: number (u32), operator seat (u8), minority count and seats (u8 each).
-    pub fn round(&mut self, state: &TrolleyState, index: usize) {
-        let r = &state.rounds()[index];
-        self.0.u32(r.number);
-        self.0.u8(r.operator);
-        self.0.u8(r.minority.len() as u8);
-        for s in r.minority.iter() {
-            self.0.u8(s as u8);
-        }
-    }
-
-    /// One applied action: phase code (1..3, 4 = decision), seat, action code, and for `argue`
-    /// the text's byte length (u32) and its FNV-1a 64 (u64).
-    pub fn action(&mut self, phase: u8, seat: usize, code: u8, text: Option<(usize, u64)>) {
-        self.0.u8(phase);
-        self.0.u8(seat as u8);
-        self.0.u8(code);
-        if let Some((len, fnv)) = text {
-            self.0.u32(len as u32);
-            self.0.u64(fnv);
-        }
-    }
-
-    /// The 16-hex-digit form.
-    pub fn hex(&self) -> String {
-        self.0.hex()
-    }
-}
 
 /// Per-episode counters the engine keeps besides the state.
 #[derive(Clone, Debug, Default)]
@@ -119,33 +83,85 @@ pub fn outcome(state: &TrolleyState) -> &'static str {
     }
 }
 
+/// The keys of a `rounds` entry, in the record's order.
+const ROUND_KEYS: [&str; 8] =
+    ["number", "operator", "majority", "minority", "decision", "fallback", "args_majority", "args_minority"];
+
+/// A map holding `keys` in order, every value null.
+fn keyed(keys: &[&str]) -> Map<String, Value> {
+    keys.iter().map(|k| (k.to_string(), Value::Null)).collect()
+}
+
+/// A copy of `shape` (keys in order, built once, values null), to be filled with [`fill`].
+///
+/// Every record holds a dozen maps. Inserting hashes each key (SipHash) and probes the table;
+/// copying the shape copies its hashed table as it is, so only the key strings are copied. The
+/// keys and their order are the shape's, exactly as inserting them one by one would give.
+/// `clone_from` into a map of exactly `shape.len()` entries, not `clone`: a clone sizes its
+/// entries to the table's capacity (14 for 8 keys: 1456 bytes), past glibc's 1 KB small-request
+/// limit, and every such request makes malloc consolidate its free lists.
+fn shaped(shape: &Map<String, Value>) -> Map<String, Value> {
+    let mut m = Map::with_capacity(shape.len());
+    m.clone_from(shape);
+    m
+}
+
+/// Sets the values of a [`shaped`] map, in key order.
+fn fill<const K: usize>(m: &mut Map<String, Value>, values: [Value; K]) {
+    debug_assert_eq!(m.len(), K);
+    for (slot, v) in m.values_mut().zip(values) {
+        *slot = v;
+    }
+}
+
+/// The two map shapes of a record, built once per process.
+struct Shapes {
+    stats: Map<String, Value>,
+    round: Map<String, Value>,
+}
+
+fn shapes() -> &'static Shapes {
+    static SHAPES: OnceLock<Shapes> = OnceLock::new();
+    SHAPES.get_or_init(|| Shapes { stats: keyed(&STAT_KEYS), round: keyed(&ROUND_KEYS) })
+}
+
+/// A seat list. Collected from a slice, whose exact length lets `collect` size the array once
+/// and write each value in place (from the set's iterator it checks the capacity per value and
+/// builds each 72-byte value on the stack first).
 fn seats(set: SeatSet) -> Value {
-    Value::Array(set.iter().map(Value::from).collect())
+    let mut buf = [0u8; MAX_AGENTS];
+    let mut len = 0;
+    for s in set.iter() {
+        buf[len] = s as u8;
+        len += 1;
+    }
+    Value::Array(buf[..len].iter().map(|&s| Value::from(s)).collect())
 }
 
-fn counts(c: [u32; 3]) -> Value {
-    Value::Array(c.iter().map(|&n| Value::from(n)).collect())
+/// The number of seats of `side` among `argued`, per debate phase: each agent argues at most
+/// once a phase, so this counts the round's arguments by side and phase.
+fn counts(argued: &[SeatSet; 3], side: SeatSet) -> Value {
+    Value::Array(argued.iter().map(|a| Value::from(a.intersection(side).len() as u32)).collect())
 }
 
-/// One `rounds` entry. Maps are built with their final capacity: the record is the one
-/// allocation-heavy part of an episode, and it is built for every episode.
+/// One `rounds` entry.
 fn round_stat(state: &TrolleyState, tally: &Tally, index: usize) -> Value {
     let r = &state.rounds()[index];
-    let mut args = [[0u32; 3]; 2];
-    for a in state.round_arguments(index) {
-        if let Some(p) = a.phase.debate_index() {
-            args[usize::from(a.side == Side::Minority)][p] += 1;
-        }
-    }
-    let mut m = Map::with_capacity(8);
-    m.insert("number".into(), r.number.into());
-    m.insert("operator".into(), r.operator.into());
-    m.insert("majority".into(), seats(r.majority));
-    m.insert("minority".into(), seats(r.minority));
-    m.insert("decision".into(), r.decision.map_or(Value::Null, |d| d.as_str().into()));
-    m.insert("fallback".into(), tally.decision_fallback.get(index).copied().unwrap_or(false).into());
-    m.insert("args_majority".into(), counts(args[0]));
-    m.insert("args_minority".into(), counts(args[1]));
+    let fallback = tally.decision_fallback.get(index).copied().unwrap_or(false);
+    let mut m = shaped(&shapes().round);
+    fill(
+        &mut m,
+        [
+            r.number.into(),
+            r.operator.into(),
+            seats(r.majority),
+            seats(r.minority),
+            r.decision.map_or(Value::Null, |d| d.as_str().into()),
+            fallback.into(),
+            counts(&r.argued, r.majority),
+            counts(&r.argued, r.minority),
+        ],
+    );
     Value::Object(m)
 }
 
@@ -156,45 +172,50 @@ pub fn record(state: &TrolleyState, tally: &Tally, hash: &TrajectoryHash, llm: &
     let resolved = || state.rounds().iter().filter(|r| r.decision.is_some());
     let played = resolved().count();
     let saved_majority = resolved().filter(|r| r.decision == Some(Decision::SaveMajority)).count();
-    let mut stats = Map::with_capacity(STAT_KEYS.len());
-    let rounds = (0..state.rounds().len())
-        .filter(|&i| state.rounds()[i].decision.is_some())
-        .map(|i| round_stat(state, tally, i))
-        .collect();
-    stats.insert(STAT_KEYS[0].into(), Value::Array(rounds));
+    let mut rounds = Vec::with_capacity(played);
+    let indexes = (0..state.rounds().len()).filter(|&i| state.rounds()[i].decision.is_some());
+    rounds.extend(indexes.map(|i| round_stat(state, tally, i)));
     let rate = (played > 0).then(|| saved_majority as f64 / played as f64);
-    stats.insert(STAT_KEYS[1].into(), rate.map_or(Value::Null, Value::from));
-    stats.insert(STAT_KEYS[2].into(), (played - saved_majority).into());
-    stats.insert(STAT_KEYS[3].into(), per_agent(&|s| agents[s].rounds_as_operator));
-    stats.insert(STAT_KEYS[4].into(), per_agent(&|s| agents[s].rounds_as_majority));
-    stats.insert(STAT_KEYS[5].into(), per_agent(&|s| agents[s].rounds_as_minority));
-    stats.insert(STAT_KEYS[6].into(), per_agent(&|s| agents[s].score));
     let saved_in_minority = |s: usize| {
         resolved().filter(|r| r.decision == Some(Decision::SaveMinority) && r.minority.contains(s)).count() as u32
     };
-    stats.insert(STAT_KEYS[7].into(), per_agent(&saved_in_minority));
-    stats.insert(STAT_KEYS[8].into(), per_agent(&|s| tally.invalid.get(s).copied().unwrap_or(0)));
     let by_kind: Map<String, Value> = TrolleyError::KINDS
         .iter()
         .zip(tally.by_kind)
         .filter(|(_, n)| *n > 0)
         .map(|(k, n)| (k.to_string(), n.into()))
         .collect();
-    stats.insert(STAT_KEYS[9].into(), by_kind.into());
     // {seat: stats} for `llm` seats only (an empty object in scripted-only episodes).
     let llm: Map<String, Value> =
         llm.iter().map(|(seat, s)| (seat.to_string(), serde_json::to_value(s).expect("plain counters"))).collect();
-    stats.insert(STAT_KEYS[10].into(), llm.into());
-
+    let values = [
+        Value::Array(rounds),
+        rate.map_or(Value::Null, Value::from),
+        (played - saved_majority).into(),
+        per_agent(&|s| agents[s].rounds_as_operator),
+        per_agent(&|s| agents[s].rounds_as_majority),
+        per_agent(&|s| agents[s].rounds_as_minority),
+        per_agent(&|s| agents[s].score),
+        per_agent(&saved_in_minority),
+        per_agent(&|s| tally.invalid.get(s).copied().unwrap_or(0)),
+        by_kind.into(),
+        llm.into(),
+    ];
     let rewards: Vec<f64> = agents.iter().map(|a| f64::from(a.score)).collect();
+    let (outcome, trajectory_hash) = (outcome(state).to_string(), hash.hex());
+    // Last: the one request over 1 KB (11 entries of 104 bytes) makes malloc merge the small
+    // blocks still free; by now the requests above have reused most of them (measured: making
+    // it first nearly doubles malloc's instructions).
+    let mut stats = shaped(&shapes().stats);
+    fill(&mut stats, values);
     EpisodeRecord {
         seed: state.seed(),
-        outcome: outcome(state).to_string(),
+        outcome,
         length: played as u32,
         truncated: state.status() == GameStatus::GameTruncated,
         team_reward: rewards.iter().sum(),
         agent_rewards: rewards,
-        trajectory_hash: hash.hex(),
+        trajectory_hash,
         stats,
     }
 }

@@ -97,15 +97,21 @@ impl<'de> Deserialize<'de> for EnvRng {
     }
 }
 
-/// Stable insertion sort by key (≤ 16 elements, no allocation).
-fn stable_sort_by_key<K: Ord>(v: &mut [u8], key: impl Fn(u8) -> K) {
+/// Stable insertion sort of seats by a per-seat key (≤ 16 elements, no allocation).
+fn stable_sort_by_key(v: &mut [u8], key: &[u8; MAX_AGENTS]) {
     for i in 1..v.len() {
         let mut j = i;
-        while j > 0 && key(v[j - 1]) > key(v[j]) {
+        while j > 0 && key[usize::from(v[j - 1])] > key[usize::from(v[j])] {
             v.swap(j - 1, j);
             j -= 1;
         }
     }
+}
+
+/// A sort key of three flags compared left to right, false before true, as one small number:
+/// the same order as the tuple of the flags, without building and comparing tuples.
+const fn key(first: bool, second: bool, third: bool) -> u8 {
+    (first as u8) << 2 | (second as u8) << 1 | third as u8
 }
 
 /// Assigns one round's roles (§3) from the agents' coverage, m and the environment stream.
@@ -119,16 +125,19 @@ fn stable_sort_by_key<K: Ord>(v: &mut [u8], key: impl Fn(u8) -> K) {
 pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles {
     let n = coverage.len();
     debug_assert!((3..=MAX_AGENTS).contains(&n) && m >= 1 && m < n - 1);
+    let (mut operator_key, mut minority_key) = ([0u8; MAX_AGENTS], [0u8; MAX_AGENTS]);
+    for (s, c) in coverage.iter().enumerate().take(MAX_AGENTS) {
+        operator_key[s] = key(c.operator, !c.minority, !c.majority);
+        minority_key[s] = key(c.minority, c.operator, !c.majority);
+    }
+
     let mut buf = [0u8; MAX_AGENTS];
     let a = &mut buf[..n];
     for (i, s) in a.iter_mut().enumerate() {
         *s = i as u8;
     }
     rng.shuffle(a);
-    stable_sort_by_key(a, |s| {
-        let c = coverage[usize::from(s)];
-        (c.operator, !c.minority, !c.majority)
-    });
+    stable_sort_by_key(a, &operator_key);
     let operator = usize::from(a[0]);
 
     let mut buf = [0u8; MAX_AGENTS];
@@ -137,12 +146,9 @@ pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles 
         *slot = seat as u8;
     }
     rng.shuffle(b);
-    stable_sort_by_key(b, |s| {
-        let c = coverage[usize::from(s)];
-        (c.minority, c.operator, !c.majority)
-    });
+    stable_sort_by_key(b, &minority_key);
     let minority: SeatSet = b[..m].iter().map(|&s| usize::from(s)).collect();
-    let majority: SeatSet = b[m..].iter().map(|&s| usize::from(s)).collect();
+    let majority = SeatSet::first(n).minus(minority).minus([operator].into_iter().collect());
     Roles { operator, majority, minority }
 }
 

@@ -57,6 +57,11 @@ impl SeatSet {
         SeatSet(self.0 | other.0)
     }
 
+    /// The seats in both.
+    pub const fn intersection(self, other: SeatSet) -> SeatSet {
+        SeatSet(self.0 & other.0)
+    }
+
     /// The seats of `self` not in `other`.
     pub const fn minus(self, other: SeatSet) -> SeatSet {
         SeatSet(self.0 & !other.0)

@@ -4,8 +4,9 @@
 //! `{own}` and `{other}` are the two side sizes. Weak texts stay within 80 characters and
 //! strong ones within 150..=300 for every size a game can have (a test checks every N and m).
 //! [`Templates::for_sides`] renders them once per process and pair of side sizes (at most 16×16
-//! pairs, a few kilobytes each, kept for the process's lifetime), so arguing never formats,
-//! allocates or counts references.
+//! pairs, kept for the process's lifetime: about 80 KB each with the trajectory hash's tables),
+//! so arguing never formats, allocates or counts references, and hashing an argument is a
+//! table lookup.
 
 use std::sync::OnceLock;
 
@@ -122,8 +123,8 @@ impl Templates {
                     TEMPLATES[side][phase][strong]
                         .iter()
                         // Leaked once per (sizes, template) for the process: bounded, and what
-                        // makes an argument a plain copy.
-                        .map(|t| ArgText::from_static(Box::leak(render(t, own, other).into_boxed_str())))
+                        // makes an argument a plain copy with its hash table at hand.
+                        .map(|t| ArgText::template(Box::leak(render(t, own, other).into_boxed_str())))
                         .collect()
                 })
             })
