@@ -32,6 +32,11 @@ pub(crate) struct JobContext {
     pub(crate) progress_every: Duration,
     /// How long a job given back after a failed result publish waits before redelivery.
     pub(crate) nak_delay: Duration,
+    /// Results being encoded and published, at most one per job slot. A played job takes one
+    /// of these before it gives its job slot back, so the next job starts while this result is
+    /// published (a Bucket Brigade job plays in milliseconds, about as long as a publish ack
+    /// and a pull take), and a slow server cannot make results pile up in memory.
+    pub(crate) publishing: Arc<tokio::sync::Semaphore>,
 }
 
 /// A job message, decoded as far as it goes.
@@ -108,13 +113,14 @@ fn error_result(worker: &str, sweep: String, index: u64, job: Option<&Job>, erro
     }
 }
 
-/// Handles one delivered job. Holds a concurrency `permit` until done; `abort` turns true when
-/// the drain timeout of a shutdown has passed, and then an unfinished job is given back.
+/// Handles one delivered job. Holds a job slot (`permit`) until the job is played, then a
+/// publishing slot until its result is published and the job acknowledged; `abort` turns true
+/// when the drain timeout of a shutdown has passed, and then an unfinished job is given back.
 pub(crate) async fn handle(
     ctx: Arc<JobContext>,
     msg: Message,
     mut abort: watch::Receiver<bool>,
-    _permit: OwnedSemaphorePermit,
+    permit: OwnedSemaphorePermit,
 ) {
     let _in_flight = ctx.metrics.in_flight();
     let delivered = msg.info().map_or(1, |i| i.delivered);
@@ -182,6 +188,9 @@ pub(crate) async fn handle(
             }
         }
     };
+    // Played: trade the job slot for a publishing slot, so the next job can start now.
+    let _publishing = Arc::clone(&ctx.publishing).acquire_owned().await.expect("the semaphore is never closed");
+    drop(permit);
     let result = result.unwrap_or_else(|e| {
         let error = JobError::new(JobErrorKind::EnginePanic, format!("the job's task failed: {e}"));
         error_result(&ctx.env.worker, job.sweep.clone(), job.index, Some(&job), error)

@@ -80,6 +80,7 @@ pub async fn run(
         sweeps: cancellation::SweepStates::new(topology.sweeps.clone(), cancellation::SWEEP_STATE_TTL),
         progress_every: (ack_wait / 3).max(std::time::Duration::from_millis(100)),
         nak_delay: PUBLISH_RETRY_DELAY,
+        publishing: Arc::new(Semaphore::new(settings.concurrency)),
     };
     tracing::info!(
         worker_id = settings.worker_id,
