@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 
 pub mod client;
 pub mod extract;
+pub mod params;
 pub mod stats;
 
 #[cfg(feature = "llm-http")]
@@ -26,6 +27,7 @@ pub(crate) mod test_server;
 
 pub use client::{backoff_delay, CallRecord, ClientConfig, LlmClient, Rejection};
 pub use extract::first_json_object;
+pub use params::ClientParams;
 pub use stats::LlmStats;
 
 /// One chat message.

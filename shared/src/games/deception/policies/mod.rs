@@ -10,7 +10,7 @@ use super::observation::AgentObservation;
 use crate::field;
 use crate::games::Entry;
 use crate::llm::LlmStats;
-use crate::protocol::{JobError, JobErrorKind};
+use crate::protocol::JobError;
 use crate::seeding::Stream;
 use crate::spec::Spec;
 use crate::RunEnv;
@@ -189,14 +189,4 @@ pub(crate) fn check_keys(spec: &Spec, seat: usize, known: &[&str]) -> Result<(),
         }
     }
     Ok(())
-}
-
-/// An `invalid_job` naming a required parameter that is missing.
-pub(crate) fn missing(seat: usize, key: &str) -> JobError {
-    JobError {
-        kind: JobErrorKind::InvalidJob,
-        field: Some(field::policy_path(seat, key)),
-        value: None,
-        message: "required".into(),
-    }
 }

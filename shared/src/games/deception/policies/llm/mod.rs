@@ -2,15 +2,14 @@
 //! client in [`crate::llm`], with a scripted fallback when the attempts are spent.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde::Serialize;
 
 use super::super::action::GameAction;
 use super::super::observation::AgentObservation;
-use super::{check_keys, missing, ScriptedPolicy, Templates};
+use super::{check_keys, ScriptedPolicy, Templates};
 use crate::field;
-use crate::llm::{CallRecord, ClientConfig, LlmClient, LlmStats};
+use crate::llm::{CallRecord, ClientParams, LlmClient, LlmStats};
 use crate::protocol::JobError;
 use crate::seeding::Stream;
 use crate::spec::Spec;
@@ -69,29 +68,7 @@ impl LlmPolicy {
     pub fn parse(spec: &Spec, seat: usize, templates: &Arc<Templates>, env: &RunEnv) -> Result<LlmPolicy, JobError> {
         check_keys(spec, seat, &KEYS)?;
         let path = |k: &str| field::policy_path(seat, k);
-        let model = spec.get("model").filter(|m| !m.is_empty()).ok_or_else(|| missing(seat, "model"))?;
-        let endpoint = spec.get("endpoint").filter(|e| !e.is_empty()).ok_or_else(|| missing(seat, "endpoint"))?;
-        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-            return Err(JobError::invalid(path("endpoint"), endpoint, "must be an http:// or https:// base URL"));
-        }
-        let api_key_env = spec.get("api_key_env").unwrap_or("OPENAI_API_KEY");
-        if api_key_env.is_empty() {
-            return Err(JobError::invalid(path("api_key_env"), api_key_env, "must name an environment variable"));
-        }
-        let temperature =
-            spec.get("temperature").map_or(Ok(0.0), |v| field::within(&path("temperature"), v, 0.0, 2.0))?;
-        let max_tokens =
-            spec.get("max_tokens").map_or(Ok(300), |v| field::int(&path("max_tokens"), v, 1, 1_000_000))?;
-        let timeout_s =
-            spec.get("timeout_s").map_or(Ok(30.0), |v| field::within(&path("timeout_s"), v, 0.0, 3600.0))?;
-        if timeout_s <= 0.0 {
-            return Err(JobError::invalid(
-                path("timeout_s"),
-                spec.get("timeout_s").unwrap_or(""),
-                "must be greater than 0",
-            ));
-        }
-        let max_retries = spec.get("max_retries").map_or(Ok(2), |v| field::int(&path("max_retries"), v, 0, 5))?;
+        let client = ClientParams::parse(spec, seat)?;
         let history = spec.get("history").map_or(Ok(60), |v| field::int(&path("history"), v, 0, 1_000_000))?;
         let fallback_raw = spec.get("fallback").unwrap_or("heuristic");
         let fallback = Spec::parse(fallback_raw)
@@ -108,16 +85,7 @@ impl LlmPolicy {
                 "llm seats need a chat transport (workers built with the llm-http feature provide one)",
             )
         })?;
-        let api_key = std::env::var(api_key_env).ok().filter(|k| !k.is_empty());
-        let config = ClientConfig {
-            endpoint: endpoint.to_string(),
-            model: model.to_string(),
-            temperature,
-            max_tokens: max_tokens as u32,
-            timeout: Duration::from_secs_f64(timeout_s),
-            max_retries: max_retries as u32,
-            api_key,
-        };
+        let config = client.config();
         Ok(LlmPolicy::new(seat, LlmClient::new(config, transport), history as usize, fallback))
     }
 

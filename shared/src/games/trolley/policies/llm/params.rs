@@ -9,8 +9,9 @@
 use std::time::Duration;
 
 use super::super::{parse as parse_scripted, DebaterParams};
-use crate::field::{self, policy_path};
-use crate::protocol::{JobError, JobErrorKind};
+use crate::field::policy_path;
+use crate::llm::ClientParams;
+use crate::protocol::JobError;
 use crate::spec::Spec;
 
 /// The parameter keys, in the spec's order.
@@ -47,28 +48,7 @@ impl LlmParams {
     pub fn parse(seat: usize, spec: &Spec) -> Result<LlmParams, JobError> {
         check_keys(seat, spec)?;
         let path = |k: &str| policy_path(seat, k);
-        let required = |k: &str| spec.get(k).filter(|v| !v.is_empty()).ok_or_else(|| missing(seat, k));
-        let model = required("model")?;
-        let endpoint = required("endpoint")?;
-        if !(endpoint.starts_with("http://") || endpoint.starts_with("https://")) {
-            return Err(JobError::invalid(path("endpoint"), endpoint, "must be an http:// or https:// base URL"));
-        }
-        let api_key_env = spec.get("api_key_env").unwrap_or("OPENAI_API_KEY");
-        if api_key_env.is_empty() {
-            return Err(JobError::invalid(path("api_key_env"), api_key_env, "must name an environment variable"));
-        }
-        let temperature =
-            spec.get("temperature").map_or(Ok(0.0), |v| field::within(&path("temperature"), v, 0.0, 2.0))?;
-        let max_tokens =
-            spec.get("max_tokens").map_or(Ok(300), |v| field::int(&path("max_tokens"), v, 1, 1_000_000))?;
-        let timeout_s = match spec.get("timeout_s") {
-            None => 30.0,
-            Some(v) => match field::within(&path("timeout_s"), v, 0.0, 3600.0)? {
-                t if t > 0.0 => t,
-                _ => return Err(JobError::invalid(path("timeout_s"), v, "must be greater than 0")),
-            },
-        };
-        let max_retries = spec.get("max_retries").map_or(Ok(2), |v| field::int(&path("max_retries"), v, 0, 5))?;
+        let client = ClientParams::parse(spec, seat)?;
         let fallback_raw = spec.get("fallback").unwrap_or(DEFAULT_FALLBACK);
         let fallback = Spec::parse(fallback_raw)
             .map_err(|e| JobError::invalid(path("fallback"), fallback_raw, e.message))
@@ -78,13 +58,13 @@ impl LlmParams {
                 })
             })?;
         Ok(LlmParams {
-            model: model.to_string(),
-            endpoint: endpoint.to_string(),
-            api_key_env: api_key_env.to_string(),
-            temperature,
-            max_tokens: max_tokens as u32,
-            timeout: Duration::from_secs_f64(timeout_s),
-            max_retries: max_retries as u32,
+            model: client.model,
+            endpoint: client.endpoint,
+            api_key_env: client.api_key_env,
+            temperature: client.temperature,
+            max_tokens: client.max_tokens,
+            timeout: client.timeout,
+            max_retries: client.max_retries,
             fallback,
         })
     }
@@ -109,14 +89,4 @@ fn check_keys(seat: usize, spec: &Spec) -> Result<(), JobError> {
         }
     }
     Ok(())
-}
-
-/// An `invalid_job` naming a required parameter that is missing (or empty).
-fn missing(seat: usize, key: &str) -> JobError {
-    JobError {
-        kind: JobErrorKind::InvalidJob,
-        field: Some(policy_path(seat, key)),
-        value: None,
-        message: "required".into(),
-    }
 }
