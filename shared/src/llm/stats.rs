@@ -2,6 +2,20 @@
 
 use serde::{Deserialize, Serialize};
 
+/// The fields of a seat's `llm` stat in an episode record, in order (what exports and
+/// researchers' loaders see; `LlmStats` serialises to exactly these).
+pub const LLM_STAT_FIELDS: [&str; 9] = [
+    "decisions",
+    "calls",
+    "transport_errors",
+    "invalid_outputs",
+    "fallbacks",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_ms_total",
+    "latency_ms_max",
+];
+
 /// Counters of one seat over one episode, in the order records list them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LlmStats {

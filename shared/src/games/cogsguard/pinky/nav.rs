@@ -113,6 +113,18 @@ impl Nav {
         self.unchanged = 0;
     }
 
+    /// Starts a breadth-first search from `pos`: a new generation, `pos` marked, the queue
+    /// holding only `pos`. Returns the generation and `pos`'s cell index.
+    fn bfs_start(&mut self, k: &Knowledge, pos: (u16, u16)) -> (u32, usize) {
+        let g = self.new_gen();
+        self.queue.clear();
+        let start = k.idx(pos);
+        self.mark[start] = g;
+        // Queue entries pack (row << 16 | col): no division per popped cell.
+        self.queue.push(u32::from(pos.0) << 16 | u32::from(pos.1));
+        (g, start)
+    }
+
     fn new_gen(&mut self) -> u32 {
         self.gen = self.gen.wrapping_add(1);
         if self.gen == 0 {
@@ -141,13 +153,8 @@ impl Nav {
     /// One BFS tier: 1 free avoiding agents, 2 free/unknown avoiding agents, 3 free/unknown.
     /// Fills the path (first step first) and returns whether a target was reached.
     fn bfs(&mut self, k: &Knowledge, pos: (u16, u16), target: Target, tier: u8) -> bool {
-        let g = self.new_gen();
+        let (g, start) = self.bfs_start(k, pos);
         let (rows, cols) = (k.rows, k.cols as usize);
-        self.queue.clear();
-        let start = k.idx(pos);
-        self.mark[start] = g;
-        // Queue entries pack (row << 16 | col): no division per popped cell.
-        self.queue.push(u32::from(pos.0) << 16 | u32::from(pos.1));
         let mut head = 0;
         while head < self.queue.len() {
             let packed = self.queue[head];
@@ -249,12 +256,8 @@ impl Nav {
         first: usize,
         mut eligible: impl FnMut((u16, u16)) -> bool,
     ) -> Option<(u16, u16)> {
-        let g = self.new_gen();
+        let (g, start) = self.bfs_start(k, pos);
         let (rows, cols) = (k.rows, k.cols as usize);
-        self.queue.clear();
-        let start = k.idx(pos);
-        self.mark[start] = g;
-        self.queue.push(u32::from(pos.0) << 16 | u32::from(pos.1));
         let mut head = 0;
         while head < self.queue.len() {
             let packed = self.queue[head];

@@ -219,20 +219,7 @@ fn malformed_invalid_and_failed_calls_are_retried_then_fall_back() {
     let ep = prepare_with("trio_3p?max_rounds=1", &team, chat.clone()).unwrap().play(seed, true);
     let llm = &ep.record.stats["llm"][seat.to_string()];
     let keys: Vec<&str> = llm.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "decisions",
-            "calls",
-            "transport_errors",
-            "invalid_outputs",
-            "fallbacks",
-            "prompt_tokens",
-            "completion_tokens",
-            "latency_ms_total",
-            "latency_ms_max"
-        ]
-    );
+    assert_eq!(keys, crate::llm::stats::LLM_STAT_FIELDS);
     let count = |k: &str| llm[k].as_u64().unwrap();
     assert_eq!([count("decisions"), count("calls"), count("transport_errors")], [3, 6, 2]);
     assert_eq!([count("invalid_outputs"), count("fallbacks")], [3, 2]);
