@@ -256,7 +256,7 @@ impl Nav {
         first: usize,
         mut eligible: impl FnMut((u16, u16)) -> bool,
     ) -> Option<(u16, u16)> {
-        let (g, start) = self.bfs_start(k, pos);
+        let (g, _) = self.bfs_start(k, pos);
         let (rows, cols) = (k.rows, k.cols as usize);
         let mut head = 0;
         while head < self.queue.len() {
