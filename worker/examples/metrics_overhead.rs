@@ -3,8 +3,9 @@
 //! without recording each job's metrics (`JobMetrics::job_played`, as the worker does) into the
 //! real Prometheus recorder. Rounds alternate (and which side goes first), so both sides see the
 //! same machine; medians.
-//! The recorder's upkeep (folding samples into bucket counts, which the worker does every
-//! second) runs inside the timed rounds with metrics; a render, as a scrape does, between rounds.
+//! The recorder's upkeep (folding the job-duration samples into bucket counts, which the worker
+//! does every 5 s) runs inside the timed rounds with metrics; a render of the whole exposition,
+//! as a scrape does, between rounds.
 //!
 //! `cargo run --release -p simfleet-worker --example metrics_overhead [SEEDS_PER_CELL] [ROUNDS]`
 
@@ -74,8 +75,8 @@ fn main() {
                 let result = run_job(job, &env);
                 if record {
                     metrics.job_played(job, &result);
-                    // The worker folds samples into bucket counts every second; counted here
-                    // (more often than that: every 40 jobs, ~10,000 episodes).
+                    // The worker runs the recorder's upkeep every 5 s; counted here, more often
+                    // than that (every 40 jobs, ~10,000 episodes).
                     if i % 40 == 39 {
                         handle.run_upkeep();
                     }
@@ -88,9 +89,8 @@ fn main() {
             } else {
                 without.push(rate)
             }
-            // A scrape, outside the timing: rendering drains the recorded samples into the
-            // histogram buckets, as Prometheus' scrapes do for a running worker.
-            std::hint::black_box(handle.render());
+            // A scrape, outside the timing.
+            std::hint::black_box(worker::telemetry::render(&handle));
         }
     }
     let (a, b) = (median(without), median(with));

@@ -2,15 +2,17 @@
 //!
 //! Looking a metric up by name and labels hashes and allocates; a job of 1000 episodes would
 //! do that thousands of times. So handles are resolved once per sweep cell (game, scenario,
-//! policy set) and kept, and outcomes are counted per job before one `increment` each. The
+//! policy set) and kept; outcomes are counted per job before one `increment` each, and the
+//! per-episode histograms are tallied per job and merged once ([`crate::histograms`]). The
 //! engines never see any of this: everything is derived from the `JobResult` afterwards.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use metrics::{Counter, Gauge, Histogram};
+use metrics::{Counter, Gauge};
 use simfleet::{GameKind, Job, JobErrorKind, JobResult};
 
+use crate::histograms::{self, Series};
 use crate::telemetry::{
     agent_reward_metric, episode_length_metric, team_reward_metric, EPISODES_TOTAL, JOBS_IN_FLIGHT, JOBS_TOTAL,
     JOB_DURATION_SECONDS, JOB_REDELIVERIES_TOTAL, UNKNOWN_GAME_LABEL,
@@ -26,10 +28,12 @@ struct Cell {
     game: &'static str,
     scenario: String,
     policy_set: String,
-    team_reward: Histogram,
-    length: Histogram,
-    /// One per seat, labelled with the seat's policy.
-    agent_reward: Vec<Histogram>,
+    team_reward: Arc<Series>,
+    length: Arc<Series>,
+    /// One per distinct seat policy (seats of one policy share a series).
+    agent_reward: Vec<Arc<Series>>,
+    /// For each seat, its series in `agent_reward`.
+    seat_series: Vec<usize>,
     /// Episodes by outcome label (a game has a handful).
     outcomes: HashMap<String, Counter>,
 }
@@ -38,21 +42,32 @@ impl Cell {
     fn new(kind: GameKind, job: &Job) -> Cell {
         let scenario = job.scenario.clone();
         let policy_set = job.policy_set.name.clone();
-        let labels = [("scenario", scenario.clone()), ("policy_set", policy_set.clone())];
-        let agent_reward = job
+        let registry = histograms::global();
+        let labels = [("scenario", scenario.as_str()), ("policy_set", policy_set.as_str())];
+        let mut policies: Vec<String> = Vec::new();
+        let seat_series = job
             .policy_set
             .seats
             .iter()
             .map(|seat| {
-                let policy = simfleet::policy::metric_label(seat).into_owned();
-                metrics::histogram!(agent_reward_metric(kind), "scenario" => scenario.clone(), "policy" => policy)
+                let policy = simfleet::policy::metric_label(seat);
+                policies.iter().position(|p| *p == policy).unwrap_or_else(|| {
+                    policies.push(policy.into_owned());
+                    policies.len() - 1
+                })
             })
+            .collect();
+        let agent_metric = agent_reward_metric(kind);
+        let agent_reward = policies
+            .iter()
+            .map(|p| registry.series(&agent_metric, &[("scenario", &scenario), ("policy", p)]))
             .collect();
         Cell {
             game: kind.as_str(),
-            team_reward: metrics::histogram!(team_reward_metric(kind), &labels),
-            length: metrics::histogram!(episode_length_metric(kind), &labels),
+            team_reward: registry.series(&team_reward_metric(kind), &labels),
+            length: registry.series(&episode_length_metric(kind), &labels),
             agent_reward,
+            seat_series,
             outcomes: HashMap::new(),
             scenario,
             policy_set,
@@ -128,17 +143,24 @@ impl JobMetrics {
             cells.entry(key).or_insert_with(|| Arc::new(Mutex::new(Cell::new(kind, job)))).clone()
         };
         let mut cell = cell.lock().expect("metrics cell lock");
+        let (mut team, mut length) = (cell.team_reward.tally(), cell.length.tally());
+        let mut agents: Vec<_> = cell.agent_reward.iter().map(|s| s.tally()).collect();
         let mut outcomes: Vec<(&str, u64)> = Vec::new();
         for r in &result.records {
-            cell.team_reward.record(r.team_reward);
-            cell.length.record(f64::from(r.length));
-            for (h, reward) in cell.agent_reward.iter().zip(&r.agent_rewards) {
-                h.record(*reward);
+            team.record(cell.team_reward.bounds(), r.team_reward);
+            length.record(cell.length.bounds(), f64::from(r.length));
+            for (&i, reward) in cell.seat_series.iter().zip(&r.agent_rewards) {
+                agents[i].record(cell.agent_reward[i].bounds(), *reward);
             }
             match outcomes.iter_mut().find(|(o, _)| *o == r.outcome) {
                 Some((_, n)) => *n += 1,
                 None => outcomes.push((&r.outcome, 1)),
             }
+        }
+        cell.team_reward.merge(&team);
+        cell.length.merge(&length);
+        for (series, tally) in cell.agent_reward.iter().zip(&agents) {
+            series.merge(tally);
         }
         for (outcome, n) in outcomes {
             cell.outcome(outcome).increment(n);

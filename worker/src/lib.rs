@@ -12,7 +12,7 @@
 //! - `intake`: the pull loop, slots and shutdown; `job`: one job from delivery to ack;
 //!   `cancellation`: which sweeps are cancelled.
 //! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
-//!   job.
+//!   job; [`histograms`]: the per-episode histograms as exact bucket counts.
 //! - [`server`]: `/metrics`, `/healthz`, `/readyz`.
 //! - [`WorkerError`]: what stops the worker.
 //!
@@ -36,6 +36,7 @@ mod cancellation;
 pub mod cli;
 pub mod connection;
 mod error;
+pub mod histograms;
 mod intake;
 mod job;
 pub mod job_metrics;

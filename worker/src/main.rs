@@ -47,18 +47,6 @@ fn main() -> ExitCode {
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {
     let metrics = worker::telemetry::install(&settings.buckets)?;
-    // The recorder keeps every histogram sample until it is folded into the bucket counts:
-    // at a scrape, or here. Folding every second keeps that buffer small (a worker records six
-    // samples per Bucket Brigade episode, hundreds of thousands a second) instead of growing
-    // for a whole scrape interval.
-    let upkeep = metrics.clone();
-    tokio::spawn(async move {
-        let mut every = tokio::time::interval(Duration::from_secs(1));
-        loop {
-            every.tick().await;
-            upkeep.run_upkeep();
-        }
-    });
     let client = worker::connection::connect(&settings).await?;
     let listener = tokio::net::TcpListener::bind(settings.metrics_listen)
         .await

@@ -34,7 +34,7 @@ fn router(client: Client, metrics: Option<PrometheusHandle>) -> Router {
 }
 
 async fn render(State(state): State<AppState>) -> (StatusCode, [(&'static str, &'static str); 1], String) {
-    let body = state.metrics.as_ref().map(PrometheusHandle::render).unwrap_or_default();
+    let body = state.metrics.as_ref().map(crate::telemetry::render).unwrap_or_default();
     (StatusCode::OK, [("content-type", "text/plain; version=0.0.4")], body)
 }
 

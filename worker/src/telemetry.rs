@@ -19,7 +19,8 @@ use crate::WorkerError;
 
 /// Counter `{game, scenario, policy_set, outcome}`: episodes played.
 pub const EPISODES_TOTAL: &str = "simfleet_episodes_total";
-/// Histogram `{game}`: wall time of one job, seconds.
+/// Histogram `{game}`: wall time of one job, seconds (through the recorder; the per-episode
+/// histograms are [`crate::histograms`]).
 pub const JOB_DURATION_SECONDS: &str = "simfleet_job_duration_seconds";
 /// Counter `{game, status, error_kind}`: jobs answered (`error_kind` on errors only).
 pub const JOBS_TOTAL: &str = "simfleet_jobs_total";
@@ -118,11 +119,23 @@ pub fn prometheus_builder(overrides: &BTreeMap<String, Vec<f64>>) -> Result<Prom
     Ok(builder)
 }
 
-/// Installs the process-wide recorder and returns the handle `/metrics` renders. Call once per
-/// process (`main` does); a second call fails because the `metrics` facade has one global
-/// recorder.
+/// Installs the process-wide recorder, sets the buckets of the per-episode histograms
+/// ([`crate::histograms`]) and returns the handle `/metrics` renders (with [`render`]). Call
+/// once per process (`main` does), before any job; a second call fails because the `metrics`
+/// facade has one global recorder.
 pub fn install(overrides: &BTreeMap<String, Vec<f64>>) -> Result<PrometheusHandle, WorkerError> {
-    prometheus_builder(overrides)?.install_recorder().map_err(|e| WorkerError::Metrics(e.to_string()))
+    let handle = prometheus_builder(overrides)?.install_recorder().map_err(|e| WorkerError::Metrics(e.to_string()))?;
+    if !crate::histograms::init(histogram_buckets(overrides)) {
+        return Err(WorkerError::Metrics("histograms were recorded before their buckets were set".into()));
+    }
+    Ok(handle)
+}
+
+/// The whole `/metrics` exposition: the recorder's metrics, then the per-episode histograms.
+pub fn render(handle: &PrometheusHandle) -> String {
+    let mut text = handle.render();
+    crate::histograms::global().render_into(&mut text);
+    text
 }
 
 /// Installs the global tracing subscriber: human-readable lines (coloured on a terminal) or,
