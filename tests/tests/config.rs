@@ -31,7 +31,7 @@ async fn a_bad_value_from_the_environment_names_its_key() {
 }
 
 /// Loads settings from the given flags (`--config`, `--nats-url`, `--metrics-listen`,
-/// `--concurrency`) and environment.
+/// `--concurrency`, `--prefetch`) and environment.
 fn load(args: &[&str], env: &[(&str, &str)]) -> Result<Settings, ConfigError> {
     let mut cli = Cli::default();
     for pair in args.chunks(2) {
@@ -41,6 +41,7 @@ fn load(args: &[&str], env: &[(&str, &str)]) -> Result<Settings, ConfigError> {
             "--nats-url" => cli.nats_url = Some(value),
             "--metrics-listen" => cli.metrics_listen = Some(value),
             "--concurrency" => cli.concurrency = Some(value.parse().unwrap()),
+            "--prefetch" => cli.prefetch = Some(value.parse().unwrap()),
             other => panic!("no flag {other} in this helper"),
         }
     }
@@ -65,6 +66,11 @@ fn defaults_apply() {
     assert_eq!(s.drain_timeout, Duration::from_secs(25));
     assert_eq!(s.metrics_listen.to_string(), DEFAULT_METRICS_LISTEN);
     assert_eq!(s.fetch_batch, s.concurrency);
+    assert_eq!(s.prefetch, s.concurrency);
+    let s = load(&["--concurrency", "3", "--prefetch", "0"], &[]).unwrap();
+    assert_eq!((s.concurrency, s.prefetch), (3, 0));
+    let s = load(&["--concurrency", "3"], &[("SIMFLEET_WORKER__PREFETCH", "5")]).unwrap();
+    assert_eq!((s.concurrency, s.prefetch), (3, 5));
 }
 
 #[test]

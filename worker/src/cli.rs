@@ -13,7 +13,7 @@ use crate::settings::LogFormat;
 /// environment variable, the --config file, SIMFLEET_WORKER__<KEY> environment variables
 /// (e.g. SIMFLEET_WORKER__CONCURRENCY=8, SIMFLEET_WORKER__AUTH__PASSWORD_FILE=/run/secrets/p),
 /// then these flags. Keys are snake_case with unit suffixes: nats_url, concurrency,
-/// ack_wait_seconds, max_deliver, max_ack_pending, fetch_batch, drain_timeout_seconds,
+/// ack_wait_seconds, max_deliver, max_ack_pending, fetch_batch, prefetch, drain_timeout_seconds,
 /// metrics_listen, log_format, worker_id, [auth] (user, password, password_file, token,
 /// token_file, nkey_seed, nkey_seed_file, creds_file, tls_ca_file) and
 /// [buckets.<game>] (team_reward, length, agent_reward).
@@ -44,4 +44,10 @@ pub struct Cli {
     /// Jobs played at once [default: the number of available cores].
     #[arg(long, value_name = "N")]
     pub concurrency: Option<usize>,
+
+    /// Jobs queued on this worker beyond those playing, so a freed slot starts the next job
+    /// without waiting for a pull [default: the concurrency]. Use 0 for jobs that run for
+    /// minutes.
+    #[arg(long, value_name = "N")]
+    pub prefetch: Option<usize>,
 }

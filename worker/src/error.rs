@@ -44,6 +44,9 @@ pub enum WorkerError {
     /// The Prometheus recorder cannot be installed (a second recorder, or bad buckets).
     #[error("cannot install the metrics recorder: {0}")]
     Metrics(String),
+    /// The operating system refused to start the play threads.
+    #[error("cannot start the play threads: {0}")]
+    Threads(std::io::Error),
 }
 
 /// `nats://user:secret@host:4222` → `nats://user:***@host:4222`, for logs and errors.

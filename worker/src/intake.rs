@@ -1,9 +1,13 @@
 //! The pull loop: asks the shared consumer for as many jobs as there are free slots, hands each
 //! to a task, and on shutdown drains (mini-redis's `Listener`, with a pull instead of accept).
 //!
-//! Only free slots are fetched because every delivered job starts an ack timer on the server:
-//! the client's default batch of 200 would start 200 timers for jobs that wait behind the ones
-//! playing. Errors from the server (an outage, a deleted consumer, a leader change) are logged
+//! A slot is a job delivered and not yet answered: `concurrency` playing, as many publishing,
+//! and `prefetch` queued for the play threads. Queued jobs are why a play thread starts its
+//! next job at once: with every core playing, a pull's round trip through a busy scheduler and
+//! server is not free, and the core would idle meanwhile. Only free
+//! slots are fetched because every delivered job starts an ack timer on the server: the
+//! client's default batch of 200 would start 200 timers for jobs that wait behind the ones
+//! playing (queued jobs send in-progress acks while they wait). Errors from the server (an outage, a deleted consumer, a leader change) are logged
 //! and retried with backoff, re-creating the topology, so the loop survives a server restart
 //! on its own; the client reconnects by itself.
 
@@ -17,7 +21,7 @@ use futures::StreamExt;
 use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 
-use crate::job::{self, JobContext};
+use crate::job::{self, JobContext, Stage};
 use crate::topology::{self, TopologyConfig};
 
 /// How long one pull request waits on the server for jobs. Short enough that a pull lost in a
@@ -36,7 +40,8 @@ pub(crate) struct Intake {
     /// `None` after an error: re-created (with the whole topology) before the next pull.
     pub(crate) consumer: Option<PullConsumer>,
     pub(crate) jobs: Arc<JobContext>,
-    /// One permit per job slot. Never closed, so `acquire` cannot fail.
+    /// One permit per job delivered and not yet answered (`2 × concurrency + prefetch`).
+    /// Never closed, so `acquire` cannot fail.
     pub(crate) slots: Arc<Semaphore>,
     pub(crate) fetch_batch: usize,
     pub(crate) drain_timeout: Duration,
@@ -46,7 +51,7 @@ impl Intake {
     /// Pulls and plays jobs until `shutdown` completes, then drains.
     pub(crate) async fn run(mut self, shutdown: impl Future<Output = ()>) {
         tokio::pin!(shutdown);
-        let (abort_tx, abort_rx) = watch::channel(false);
+        let (stage_tx, stage_rx) = watch::channel(Stage::Running);
         let mut tasks = JoinSet::new();
         let mut backoff = BACKOFF.0;
         'pull: loop {
@@ -110,7 +115,7 @@ impl Intake {
                                 .try_acquire_owned()
                                 .expect("no more jobs are delivered than slots were free"),
                         };
-                        tasks.spawn(job::handle(Arc::clone(&self.jobs), msg, abort_rx.clone(), permit));
+                        tasks.spawn(job::handle(Arc::clone(&self.jobs), msg, stage_rx.clone(), permit));
                     }
                     Some(Err(e)) => {
                         tracing::warn!(error = %e, retry_in_ms = backoff.as_millis() as u64, "pull failed");
@@ -123,11 +128,13 @@ impl Intake {
                 }
             }
         }
-        self.drain(tasks, abort_tx).await;
+        self.drain(tasks, stage_tx).await;
     }
 
-    /// Waits for jobs in flight up to the drain timeout, then gives the rest back.
-    async fn drain(&self, mut tasks: JoinSet<()>, abort: watch::Sender<bool>) {
+    /// Gives queued jobs back at once, waits for jobs in flight up to the drain timeout, then
+    /// gives the rest back.
+    async fn drain(&self, mut tasks: JoinSet<()>, stage: watch::Sender<Stage>) {
+        let _ = stage.send(Stage::Draining);
         let in_flight = tasks.len();
         tracing::info!(
             in_flight,
@@ -137,7 +144,7 @@ impl Intake {
         let all_done = async { while tasks.join_next().await.is_some() {} };
         if tokio::time::timeout(self.drain_timeout, all_done).await.is_err() {
             tracing::warn!(unfinished = tasks.len(), "drain timeout: giving unfinished jobs back");
-            let _ = abort.send(true);
+            let _ = stage.send(Stage::Aborting);
             let naks_sent = async { while tasks.join_next().await.is_some() {} };
             if tokio::time::timeout(ABORT_GRACE, naks_sent).await.is_err() {
                 tracing::warn!("some jobs could not be given back; they return after the ack wait");

@@ -21,22 +21,31 @@ use tokio::sync::{watch, OwnedSemaphorePermit};
 
 use crate::cancellation::SweepStates;
 use crate::job_metrics::JobMetrics;
+use crate::player::{Encoded, Players};
 
 /// What every job task shares.
 pub(crate) struct JobContext {
     pub(crate) js: Context,
     pub(crate) env: RunEnv,
-    pub(crate) metrics: JobMetrics,
+    pub(crate) metrics: Arc<JobMetrics>,
     pub(crate) sweeps: SweepStates,
-    /// In-progress acks go out this often while a job runs (a third of the ack wait).
+    /// The play threads and their queue.
+    pub(crate) players: Players,
+    /// In-progress acks go out this often while a job waits or plays (a third of the ack wait).
     pub(crate) progress_every: Duration,
     /// How long a job given back after a failed result publish waits before redelivery.
     pub(crate) nak_delay: Duration,
-    /// Results being encoded and published, at most one per job slot. A played job takes one
-    /// of these before it gives its job slot back, so the next job starts while this result is
-    /// published (a Bucket Brigade job plays in milliseconds, about as long as a publish ack
-    /// and a pull take), and a slow server cannot make results pile up in memory.
-    pub(crate) publishing: Arc<tokio::sync::Semaphore>,
+}
+
+/// Where the worker is in its life; job tasks watch it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Stage {
+    /// Pulling and playing.
+    Running,
+    /// Shutdown: queued jobs go back to the queue, jobs playing finish.
+    Draining,
+    /// The drain timeout passed: unfinished jobs go back too.
+    Aborting,
 }
 
 /// A job message, decoded as far as it goes.
@@ -96,7 +105,8 @@ fn decode(payload: &[u8], headers: Option<&HeaderMap>) -> Decoded {
     }
 }
 
-fn error_result(worker: &str, sweep: String, index: u64, job: Option<&Job>, error: JobError) -> JobResult {
+/// An error result for a job that was not played.
+pub(crate) fn error_result(worker: &str, sweep: String, index: u64, job: Option<&Job>, error: JobError) -> JobResult {
     JobResult {
         protocol_version: PROTOCOL_VERSION,
         sweep,
@@ -113,16 +123,17 @@ fn error_result(worker: &str, sweep: String, index: u64, job: Option<&Job>, erro
     }
 }
 
-/// Handles one delivered job. Holds a job slot (`permit`) until the job is played, then a
-/// publishing slot until its result is published and the job acknowledged; `abort` turns true
-/// when the drain timeout of a shutdown has passed, and then an unfinished job is given back.
+/// Handles one delivered job. Holds an intake slot (`permit`) from delivery until the job is
+/// answered, which bounds the results in memory too. Queues the job for the play threads and
+/// keeps it alive with in-progress acks until its encoded result comes back, then publishes it.
+/// A job still queued when shutdown starts goes back to the queue at once; one playing goes
+/// back only when the drain timeout has passed (`stage`).
 pub(crate) async fn handle(
     ctx: Arc<JobContext>,
     msg: Message,
-    mut abort: watch::Receiver<bool>,
+    stage: watch::Receiver<Stage>,
     permit: OwnedSemaphorePermit,
 ) {
-    let _in_flight = ctx.metrics.in_flight();
     let delivered = msg.info().map_or(1, |i| i.delivered);
     let decoded = decode(&msg.payload, msg.headers.as_ref());
     if delivered > 1 {
@@ -158,112 +169,86 @@ pub(crate) async fn handle(
         answer(&ctx, &msg, &result).await;
         return;
     }
-    let job: Arc<Job> = Arc::from(job);
-    let env = ctx.env.clone();
-    let played = Arc::clone(&job);
-    // Episodes are CPU-bound synchronous code: on the blocking pool they cannot stall the
-    // runtime's threads, which keep acks and pulls flowing.
-    let mut work = tokio::task::spawn_blocking(move || simfleet::run_job(&played, &env));
+    let (sweep, index) = (job.sweep.clone(), job.index);
+    let mut claim = ctx.players.queue(Arc::from(job));
     let start = tokio::time::Instant::now() + ctx.progress_every;
     let mut progress = tokio::time::interval_at(start, ctx.progress_every);
-    let aborted = async {
-        if abort.wait_for(|a| *a).await.is_err() {
-            // The sender is gone only after every task has finished: never abort then.
-            std::future::pending::<()>().await;
-        }
-    };
-    tokio::pin!(aborted);
-    let result = loop {
+    let stopping = reached(stage.clone(), Stage::Draining);
+    let aborted = reached(stage, Stage::Aborting);
+    tokio::pin!(stopping, aborted);
+    let mut draining = false;
+    let encoded = loop {
         tokio::select! {
-            done = &mut work => break done,
+            biased;
+            done = &mut claim.done => match done {
+                Ok(encoded) => break encoded,
+                Err(_) => {
+                    tracing::warn!(sweep, index, "the play threads dropped the job; giving it back");
+                    nak(&msg, None).await;
+                    return;
+                }
+            },
+            () = &mut stopping, if !draining => {
+                draining = true;
+                if claim.withdraw() {
+                    tracing::debug!(sweep, index, "shutdown: giving a queued job back");
+                    nak(&msg, None).await;
+                    return;
+                }
+            }
+            () = &mut aborted => {
+                tracing::info!(sweep, index, "shutdown: giving an unfinished job back");
+                nak(&msg, None).await;
+                return;
+            }
             _ = progress.tick() => {
                 if let Err(e) = msg.ack_with(AckKind::Progress).await {
                     tracing::debug!(error = %e, "in-progress ack failed");
                 }
             }
-            () = &mut aborted => {
-                tracing::info!(sweep = job.sweep, index = job.index, "shutdown: giving an unfinished job back");
-                nak(&msg, None).await;
-                return;
-            }
         }
     };
-    // Played: trade the job slot for a publishing slot, so the next job can start now.
-    let _publishing = Arc::clone(&ctx.publishing).acquire_owned().await.expect("the semaphore is never closed");
+    publish_then_ack(&ctx, &msg, encoded).await;
     drop(permit);
-    let result = result.unwrap_or_else(|e| {
-        let error = JobError::new(JobErrorKind::EnginePanic, format!("the job's task failed: {e}"));
-        error_result(&ctx.env.worker, job.sweep.clone(), job.index, Some(&job), error)
-    });
-    let (result, payload) = encode_fitting(&ctx, &job, result);
-    match &result.error {
-        None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.records.len(), "job played"),
-        Some(e) => {
-            tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed")
-        }
-    }
-    ctx.metrics.job_played(&job, &result);
-    publish_then_ack(&ctx, &msg, &result, payload).await;
 }
 
-/// Encodes a played job's result. A result larger than the server's `max_payload` could never
-/// be published, and a NAK would only repeat the failure until the job dead-letters, so it is
-/// answered instead with a typed `invalid_job` naming `seeds.count`: the sweep asks for too
-/// many episodes per job.
-fn encode_fitting(ctx: &JobContext, job: &Job, result: JobResult) -> (JobResult, Vec<u8>) {
-    let payload = protocol::encode(&result);
-    let max = ctx.js.client().server_info().max_payload;
-    if payload.len() <= max || max == 0 {
-        return (result, payload);
+/// Completes once the worker reaches `stage`.
+async fn reached(mut stage: watch::Receiver<Stage>, at: Stage) {
+    if stage.wait_for(|s| *s >= at).await.is_err() {
+        // The sender is gone only after every task has finished: never complete then.
+        std::future::pending::<()>().await;
     }
-    let error = JobError::invalid(
-        "seeds.count",
-        job.seeds.count,
-        format!(
-            "the result is {} bytes, over the server's max_payload of {max} bytes; use fewer episodes per job",
-            payload.len()
-        ),
-    );
-    let mut failed = error_result(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error);
-    failed.engine_version = result.engine_version;
-    failed.elapsed_seconds = result.elapsed_seconds;
-    let payload = protocol::encode(&failed);
-    (failed, payload)
 }
 
 /// Answers with an error result (see [`publish_then_ack`]).
 async fn answer(ctx: &JobContext, msg: &Message, result: &JobResult) {
-    publish_then_ack(ctx, msg, result, protocol::encode(result)).await;
+    publish_then_ack(ctx, msg, Encoded::new(result)).await;
 }
 
 /// Publishes `result`, waits for the publish ack, then acknowledges the job: `double_ack` for a
 /// played job, a confirmed `Term` for an error. If the publish fails the job is given back.
-async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: &JobResult, payload: Vec<u8>) {
+async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: Encoded) {
+    let Encoded { sweep, index, failed, payload } = result;
     let mut headers = HeaderMap::new();
-    headers.insert(NATS_MESSAGE_ID, msg_id(&result.sweep, result.index).as_str());
+    headers.insert(NATS_MESSAGE_ID, msg_id(&sweep, index).as_str());
     let published = async {
-        let ack = ctx.js.publish_with_headers(result_subject(&result.sweep), headers, payload.into()).await?;
+        let ack = ctx.js.publish_with_headers(result_subject(&sweep), headers, payload.into()).await?;
         ack.await.map_err(async_nats::Error::from)
     };
     match published.await {
-        Ok(ack) if ack.duplicate => {
-            tracing::debug!(sweep = result.sweep, index = result.index, "result was a duplicate")
-        }
+        Ok(ack) if ack.duplicate => tracing::debug!(sweep, index, "result was a duplicate"),
         Ok(_) => {}
         Err(e) => {
-            tracing::warn!(sweep = result.sweep, index = result.index, error = %e, "cannot publish the result; giving the job back");
+            tracing::warn!(sweep, index, error = %e, "cannot publish the result; giving the job back");
             nak(msg, Some(ctx.nak_delay)).await;
             return;
         }
     }
-    let acked = match result.error {
-        None => msg.double_ack().await,
-        Some(_) => msg.double_ack_with(AckKind::Term).await,
-    };
+    let acked = if failed { msg.double_ack_with(AckKind::Term).await } else { msg.double_ack().await };
     if let Err(e) = acked {
         // The result is stored; a redelivery will be answered again and the duplicate dropped
         // by message id (and by the coordinator's dedup on job index).
-        tracing::warn!(sweep = result.sweep, index = result.index, error = %e, "cannot acknowledge the job");
+        tracing::warn!(sweep, index, error = %e, "cannot acknowledge the job");
     }
 }
 

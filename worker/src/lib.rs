@@ -10,7 +10,7 @@
 //! - [`topology`]: get-or-create of the streams, consumer and KV bucket (the coordinator uses
 //!   it too).
 //! - `intake`: the pull loop, slots and shutdown; `job`: one job from delivery to ack;
-//!   `cancellation`: which sweeps are cancelled.
+//!   `player`: the play threads; `cancellation`: which sweeps are cancelled.
 //! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
 //!   job; [`histograms`]: the per-episode histograms as exact bucket counts.
 //! - [`server`]: `/metrics`, `/healthz`, `/readyz`.
@@ -40,6 +40,7 @@ pub mod histograms;
 mod intake;
 mod job;
 pub mod job_metrics;
+mod player;
 pub mod server;
 pub mod settings;
 pub mod telemetry;
@@ -74,18 +75,22 @@ pub async fn run(
         chat: Some(Arc::new(simfleet::llm::http::HttpTransport::new())),
         worker: settings.worker_id.clone(),
     };
+    let metrics = Arc::new(job_metrics::JobMetrics::new());
+    let play = player::PlayContext { env: env.clone(), metrics: Arc::clone(&metrics), client: js.client() };
+    let players = player::Players::start(settings.concurrency, Arc::new(play)).map_err(WorkerError::Threads)?;
     let jobs = job::JobContext {
         js: js.clone(),
         env,
-        metrics: job_metrics::JobMetrics::new(),
+        metrics,
         sweeps: cancellation::SweepStates::new(topology.sweeps.clone(), cancellation::SWEEP_STATE_TTL),
+        players,
         progress_every: (ack_wait / 3).max(std::time::Duration::from_millis(100)),
         nak_delay: PUBLISH_RETRY_DELAY,
-        publishing: Arc::new(Semaphore::new(settings.concurrency)),
     };
     tracing::info!(
         worker_id = settings.worker_id,
         concurrency = settings.concurrency,
+        prefetch = settings.prefetch,
         ack_wait_seconds = ack_wait.as_secs(),
         "worker started"
     );
@@ -94,7 +99,8 @@ pub async fn run(
         topology: topology_config,
         consumer: Some(topology.workers),
         jobs: Arc::new(jobs),
-        slots: Arc::new(Semaphore::new(settings.concurrency)),
+        // Jobs held from delivery until answered: playing, queued and publishing.
+        slots: Arc::new(Semaphore::new(2 * settings.concurrency + settings.prefetch)),
         fetch_batch: settings.fetch_batch.max(1),
         drain_timeout: settings.drain_timeout,
     };

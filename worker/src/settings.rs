@@ -86,6 +86,7 @@ struct RawConfig {
     max_deliver: i64,
     max_ack_pending: i64,
     fetch_batch: Option<usize>,
+    prefetch: Option<usize>,
     drain_timeout_seconds: u64,
     metrics_listen: String,
     log_format: LogFormat,
@@ -115,6 +116,11 @@ pub struct Settings {
     pub max_ack_pending: i64,
     /// The most jobs asked for in one pull (never more than the free slots).
     pub fetch_batch: usize,
+    /// Jobs held beyond the `concurrency` being played, so that a freed play slot starts the
+    /// next job at once instead of after a pull's round trip. Queued jobs are kept alive with
+    /// in-progress acks and given back at once on shutdown. 0 for sweeps of jobs that run for
+    /// minutes, where a queued job would wait on this worker while another sits idle.
+    pub prefetch: usize,
     /// How long SIGTERM waits for jobs in flight before returning them to the queue.
     pub drain_timeout: Duration,
     /// Where `/metrics`, `/healthz` and `/readyz` are served.
@@ -137,6 +143,7 @@ impl fmt::Debug for Settings {
             .field("max_deliver", &self.max_deliver)
             .field("max_ack_pending", &self.max_ack_pending)
             .field("fetch_batch", &self.fetch_batch)
+            .field("prefetch", &self.prefetch)
             .field("drain_timeout", &self.drain_timeout)
             .field("metrics_listen", &self.metrics_listen)
             .field("log_format", &self.log_format)
@@ -165,6 +172,7 @@ impl Default for Settings {
             max_deliver: 5,
             max_ack_pending: 1000,
             fetch_batch: cores,
+            prefetch: cores,
             drain_timeout: Duration::from_secs(25),
             metrics_listen: DEFAULT_METRICS_LISTEN.parse().expect("a valid literal address"),
             log_format: LogFormat::Text,
@@ -202,6 +210,7 @@ impl Settings {
             .set_override_option("nats_url", cli.nats_url.clone())?
             .set_override_option("metrics_listen", cli.metrics_listen.clone())?
             .set_override_option("concurrency", cli.concurrency.map(|c| c as u64))?
+            .set_override_option("prefetch", cli.prefetch.map(|c| c as u64))?
             .set_override_option(
                 "log_format",
                 cli.log_format.map(|f| if f == LogFormat::Json { "json" } else { "text" }),
@@ -250,6 +259,7 @@ impl RawConfig {
             max_deliver: positive("max_deliver", self.max_deliver)?,
             max_ack_pending: positive("max_ack_pending", self.max_ack_pending)?,
             fetch_batch: positive("fetch_batch", self.fetch_batch.unwrap_or(concurrency))?,
+            prefetch: self.prefetch.unwrap_or(concurrency),
             drain_timeout: Duration::from_secs(self.drain_timeout_seconds),
             metrics_listen,
             log_format: self.log_format,

@@ -26,7 +26,7 @@ pub const JOB_DURATION_SECONDS: &str = "simfleet_job_duration_seconds";
 pub const JOBS_TOTAL: &str = "simfleet_jobs_total";
 /// Counter `{game}`: jobs delivered more than once.
 pub const JOB_REDELIVERIES_TOTAL: &str = "simfleet_job_redeliveries_total";
-/// Gauge: jobs being played or answered right now.
+/// Gauge: jobs being played right now (at most the concurrency).
 pub const JOBS_IN_FLIGHT: &str = "simfleet_jobs_in_flight";
 /// Gauge `{version, concurrency}`, always 1.
 pub const WORKER_INFO: &str = "simfleet_worker_info";
