@@ -3,7 +3,7 @@
 //! summary read these same names.
 
 use serde::{Deserialize, Serialize};
-use simfleet::protocol::{EpisodeRecord, JobResult, Stats};
+use simfleet::protocol::{EpisodeRecord, JobResult, StatsMap};
 
 /// One exported row, borrowing from a [`JobResult`] (what writers serialise).
 #[derive(Clone, Copy, Serialize)]
@@ -35,7 +35,7 @@ pub struct RowRef<'a> {
     /// Trajectory hash.
     pub trajectory_hash: &'a str,
     /// Game stats.
-    pub stats: &'a Stats,
+    pub stats: &'a StatsMap,
 }
 
 impl<'a> RowRef<'a> {
@@ -91,7 +91,7 @@ pub struct Row {
     pub trajectory_hash: String,
     /// Game stats.
     #[serde(default)]
-    pub stats: Stats,
+    pub stats: StatsMap,
 }
 
 /// The scalar columns, in export order (`agent_rewards`, `trajectory_hash` and the stats follow).

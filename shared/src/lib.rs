@@ -2,7 +2,8 @@
 //!
 //! # Layout
 //!
-//! - [`protocol`]: `Job`, `JobResult`, `EpisodeRecord`, `JobError`, MessagePack encode/decode.
+//! - [`protocol`]: `Job`, `JobResult`, `EpisodeRecord`, `JobError`, MessagePack encode/decode;
+//!   [`stats`]: a record's stats, a map or a game's typed stats.
 //! - [`seeding`]: episode seed -> ChaCha streams, the random primitives, the trajectory hash.
 //! - [`spec`]: the `NAME[:ARG][?k=v&…]` grammar of policy and scenario strings.
 //! - [`field`]: typed scenario fields and policy parameters, with errors naming the field.
@@ -25,6 +26,7 @@ pub mod protocol;
 pub mod runner;
 pub mod seeding;
 pub mod spec;
+pub mod stats;
 pub mod topology;
 
 pub use games::{AnyGame, Episode, Game, GameInfo, GameKind};

@@ -12,8 +12,7 @@ use serde::{Deserialize, Serialize};
 /// The version of [`Job`] and [`JobResult`] this build speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
 
-/// The game's extra figures of one episode (each spec lists them). Keys keep insertion order.
-pub type Stats = serde_json::Map<String, serde_json::Value>;
+pub use crate::stats::{Stats, StatsMap};
 
 /// A range of episode seeds: `start, start+1, …, start+count−1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -255,7 +254,7 @@ mod tests {
     }
 
     fn sample_record() -> EpisodeRecord {
-        let mut stats = Stats::new();
+        let mut stats = StatsMap::new();
         stats.insert("termination_reason".into(), "no_fires".into());
         stats.insert("agent_lies".into(), serde_json::json!([0, 1, 2, 3]));
         stats.insert("vote_accuracy".into(), serde_json::Value::Null);
@@ -268,7 +267,7 @@ mod tests {
             team_reward: -12.5,
             agent_rewards: vec![1.0, -0.5, 1e300, 0.1],
             trajectory_hash: "0123456789abcdef".into(),
-            stats,
+            stats: stats.into(),
         }
     }
 

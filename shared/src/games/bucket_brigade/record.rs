@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use crate::protocol::{EpisodeRecord, Stats};
+use crate::protocol::{EpisodeRecord, StatsMap};
 
 use super::house::{count, House};
 use super::scenario::Scenario;
@@ -38,7 +38,7 @@ pub fn build(seed: u64, sc: &Scenario, town: &Town) -> EpisodeRecord {
     let saved = count(town.houses(), House::Safe);
     let ruined = count(town.houses(), House::Ruined);
     let counts = |v: &[u32]| Value::Array(v.iter().map(|&c| Value::from(c)).collect());
-    let mut stats = Stats::with_capacity(STAT_KEYS.len());
+    let mut stats = StatsMap::with_capacity(STAT_KEYS.len());
     stats.insert(STAT_KEYS[0].into(), end.as_str().into());
     stats.insert(STAT_KEYS[1].into(), Value::from(saved as u32));
     stats.insert(STAT_KEYS[2].into(), Value::from(ruined as u32));
@@ -52,6 +52,6 @@ pub fn build(seed: u64, sc: &Scenario, town: &Town) -> EpisodeRecord {
         team_reward: town.team_reward(sc),
         agent_rewards: town.totals().to_vec(),
         trajectory_hash: town.hash().hex(),
-        stats,
+        stats: stats.into(),
     }
 }

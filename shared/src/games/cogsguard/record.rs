@@ -122,7 +122,7 @@ impl Tally {
             team_reward: agent_rewards.iter().sum(),
             agent_rewards,
             trajectory_hash: self.hash_hex(),
-            stats,
+            stats: stats.into(),
         }
     }
 }

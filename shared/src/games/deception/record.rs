@@ -8,7 +8,7 @@ use super::agent::{AgentId, Role, Winner};
 use super::rules::RuleViolation;
 use super::state::{GameState, VoteOutcome};
 use crate::llm::LlmStats;
-use crate::protocol::{EpisodeRecord, Stats};
+use crate::protocol::{EpisodeRecord, StatsMap};
 use crate::seeding::Fnv64;
 
 /// The stats keys of §11, in order.
@@ -162,7 +162,7 @@ pub fn build(
     let llm: Map<String, Value> =
         llm.iter().map(|(seat, s)| (seat.to_string(), serde_json::to_value(s).expect("plain counters"))).collect();
 
-    let mut stats = Stats::with_capacity(STAT_KEYS.len());
+    let mut stats = StatsMap::with_capacity(STAT_KEYS.len());
     stats.insert("reason".into(), Value::from(result.reason.as_str()));
     stats.insert("roles".into(), state.agents.iter().map(|a| Value::from(a.role.as_str())).collect());
     stats.insert("ejections".into(), Value::Array(ejections));
@@ -185,6 +185,6 @@ pub fn build(
         team_reward,
         agent_rewards,
         trajectory_hash: hash.hex(),
-        stats,
+        stats: stats.into(),
     }
 }

@@ -21,7 +21,7 @@
 //! - `policies/`: `debater` and its aliases (§10), their templates, and `llm` (§11): the
 //!   trolley prompt and answer mapping over the shared client in [`crate::llm`].
 //! - `game.rs`: [`Trolley`], the prepared game and its episode loop. `record.rs`: the episode
-//!   record (§13). `hash.rs`: the trajectory hash, with per-template tables. `replay.rs`: the
+//!   record (§13), its stats typed in `stats.rs`. `hash.rs`: the trajectory hash, with per-template tables. `replay.rs`: the
 //!   replay JSON. `view.rs`, `feed.rs`, `responses.rs`: the arena's JSON shapes (§12).
 //!
 //! # Driving it incrementally (the arena)
@@ -61,6 +61,7 @@ pub mod rules;
 pub mod scenario;
 pub mod seats;
 pub mod state;
+pub mod stats;
 pub mod text;
 pub mod view;
 pub mod vocab;

@@ -47,7 +47,7 @@ fn seed_model() {
     assert_eq!(rec.agent_rewards, [80.5, 141.5, 120.5, 120.5]);
     assert_eq!(rec.team_reward, 78.5);
     assert_eq!(
-        serde_json::Value::Object(rec.stats).to_string(),
+        serde_json::Value::Object(rec.stats.into_map()).to_string(),
         r#"{"termination_reason":"no_fires","houses_saved":9,"houses_ruined":1,"agent_work_nights":[1,0,1,1],"agent_lies":[0,1,1,0]}"#
     );
 }

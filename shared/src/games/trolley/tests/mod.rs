@@ -11,6 +11,7 @@
 //! - `episodes`: records, determinism, statistics, replays, buffers (§13).
 //! - `golden`: the golden fixtures in `shared/tests/golden/trolley.csv`.
 //! - `props`: proptest invariants (§13's list).
+//! - `stats`: typed stats serialize like the map they read as.
 
 mod answers;
 mod arena;
@@ -23,6 +24,7 @@ mod policies;
 mod props;
 mod roles;
 mod rules;
+mod stats;
 
 use super::*;
 use crate::games::Game;

@@ -1,0 +1,140 @@
+//! An episode record's stats: the game's extra figures (each spec lists them), a JSON object
+//! whose keys keep their order.
+//!
+//! Most games build the object as a [`StatsMap`]. A game whose record dominates its episode's
+//! cost can instead hand over typed stats ([`TypedStats`]): they serialize to exactly the bytes
+//! the equivalent map would (MessagePack and JSON alike), without building a tree of JSON values,
+//! a hundred small allocations, per episode. Reading stats as a map (`Deref`) builds that map
+//! once, on first use; records decoded from MessagePack or JSON are always maps.
+
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+use std::sync::OnceLock;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
+
+use crate::games::trolley::stats::TrolleyStats;
+
+/// Stats as a JSON object.
+pub type StatsMap = serde_json::Map<String, Value>;
+
+/// Typed stats of the games that have them, dispatched by match.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TypedStats {
+    /// The Trolley Problem Arena's §13 stats.
+    Trolley(Box<TrolleyStats>),
+}
+
+impl Serialize for TypedStats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            TypedStats::Trolley(s) => s.serialize(serializer),
+        }
+    }
+}
+
+#[derive(Clone)]
+enum Repr {
+    Map(StatsMap),
+    Typed { typed: TypedStats, map: OnceLock<StatsMap> },
+}
+
+/// The stats of one episode record.
+#[derive(Clone)]
+pub struct Stats(Repr);
+
+impl Stats {
+    /// Typed stats; read as a map only when asked.
+    pub fn typed(typed: TypedStats) -> Stats {
+        Stats(Repr::Typed { typed, map: OnceLock::new() })
+    }
+
+    /// The typed stats, if these are typed.
+    pub fn as_typed(&self) -> Option<&TypedStats> {
+        match &self.0 {
+            Repr::Map(_) => None,
+            Repr::Typed { typed, .. } => Some(typed),
+        }
+    }
+
+    /// The stats as a map, owned.
+    pub fn into_map(self) -> StatsMap {
+        match self.0 {
+            Repr::Map(m) => m,
+            Repr::Typed { typed, map } => map.into_inner().unwrap_or_else(|| to_map(&typed)),
+        }
+    }
+}
+
+fn to_map(typed: &TypedStats) -> StatsMap {
+    match serde_json::to_value(typed) {
+        Ok(Value::Object(m)) => m,
+        // Typed stats are structs of numbers, strings, lists and maps with string keys.
+        other => unreachable!("typed stats serialize to a JSON object, not {other:?}"),
+    }
+}
+
+impl Default for Stats {
+    fn default() -> Stats {
+        Stats(Repr::Map(StatsMap::new()))
+    }
+}
+
+impl From<StatsMap> for Stats {
+    fn from(map: StatsMap) -> Stats {
+        Stats(Repr::Map(map))
+    }
+}
+
+impl Deref for Stats {
+    type Target = StatsMap;
+
+    fn deref(&self) -> &StatsMap {
+        match &self.0 {
+            Repr::Map(m) => m,
+            Repr::Typed { typed, map } => map.get_or_init(|| to_map(typed)),
+        }
+    }
+}
+
+impl DerefMut for Stats {
+    /// Typed stats become a map first.
+    fn deref_mut(&mut self) -> &mut StatsMap {
+        if let Repr::Typed { .. } = self.0 {
+            let map = std::mem::take(self).into_map();
+            self.0 = Repr::Map(map);
+        }
+        match &mut self.0 {
+            Repr::Map(m) => m,
+            Repr::Typed { .. } => unreachable!("just made a map"),
+        }
+    }
+}
+
+impl PartialEq for Stats {
+    fn eq(&self, other: &Stats) -> bool {
+        **self == **other
+    }
+}
+
+impl fmt::Debug for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
+impl Serialize for Stats {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match &self.0 {
+            Repr::Map(m) => m.serialize(serializer),
+            Repr::Typed { typed, .. } => typed.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Stats {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Stats, D::Error> {
+        StatsMap::deserialize(deserializer).map(Stats::from)
+    }
+}
