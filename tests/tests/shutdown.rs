@@ -35,12 +35,12 @@ async fn available_now(js: &Context, at_most: usize) -> usize {
 }
 
 /// Publishes `n` jobs of about `each`, starts the worker binary with `env`, and sends SIGTERM
-/// once it has jobs in flight. Returns the exited process.
+/// once it holds `held` jobs. Returns the exited process.
 async fn terminate_mid_run(
     server: &NatsServer,
     js: &Context,
     sweep: &str,
-    n: u64,
+    (n, held): (u64, u64),
     each: Duration,
     env: &[(&str, &str)],
 ) -> WorkerProcess {
@@ -51,8 +51,8 @@ async fn terminate_mid_run(
     let url = server.client_url();
     let mut worker =
         WorkerProcess::spawn(&["--nats-url", &url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "2"], env);
-    wait_until("jobs in flight", Duration::from_secs(30), || async {
-        (workers_consumer(js).await.info().await.ok()?.num_ack_pending > 0).then_some(())
+    wait_until("jobs held by the worker", Duration::from_secs(30), || async {
+        (workers_consumer(js).await.info().await.ok()?.num_ack_pending as u64 >= held).then_some(())
     })
     .await;
     worker.terminate();
@@ -67,12 +67,14 @@ async fn sigterm_lets_jobs_in_flight_finish_and_loses_nothing() {
     let (_client, js) = connect(&server.client_url()).await;
     let sweep = unique_sweep("sigterm");
     let n = 6;
-    let worker = terminate_mid_run(&server, &js, &sweep, n, Duration::from_millis(1500), &[]).await;
+    // Concurrency 2 and the default prefetch (2): two jobs playing and two queued.
+    let worker = terminate_mid_run(&server, &js, &sweep, (n, 4), Duration::from_millis(1500), &[]).await;
     let logs = worker.logs().join("\n");
     assert!(logs.contains("drained") && !logs.contains("drain timeout"), "{logs}");
-    // Whatever was in flight finished; the rest is back in the queue, available at once.
+    // The two jobs playing finished; the queued ones went back unplayed, and with the rest they
+    // are available at once.
     let answered = result_messages(&js, &sweep).await;
-    assert!(answered >= 1, "the jobs in flight were finished, not dropped:\n{logs}");
+    assert!((1..=2).contains(&answered), "{answered} answered: only jobs playing finish:\n{logs}");
     assert_eq!(answered + jobs_in_stream(&js).await, n, "every job has a result or is queued");
     assert_eq!(available_now(&js, n as usize).await as u64, n - answered, "{logs}");
 
@@ -94,7 +96,7 @@ async fn sigterm_past_the_drain_timeout_gives_unfinished_jobs_back() {
     let sweep = unique_sweep("drain");
     let n = 4;
     let env = [("SIMFLEET_WORKER__DRAIN_TIMEOUT_SECONDS", "1")];
-    let worker = terminate_mid_run(&server, &js, &sweep, n, Duration::from_secs(6), &env).await;
+    let worker = terminate_mid_run(&server, &js, &sweep, (n, 1), Duration::from_secs(6), &env).await;
     let logs = worker.logs().join("\n");
     assert!(logs.contains("drain timeout"), "{logs}");
     // The unfinished jobs were NAKed: all of them can be pulled again at once.
