@@ -91,17 +91,19 @@ fn seat_actions<'a>(replay: &'a Value, agent: &str) -> Vec<&'a Value> {
 #[test]
 fn parameters_have_the_spec_defaults_and_ranges() {
     let p = LlmParams::parse(0, &Spec::parse("llm?model=m&endpoint=http://h:1/v1").unwrap()).unwrap();
+    let (c, fallback) = (&p.client, &p.fallback);
     assert_eq!(
-        (p.model.as_str(), p.endpoint.as_str(), p.api_key_env.as_str()),
+        (c.model.as_str(), c.endpoint.as_str(), c.api_key_env.as_str()),
         ("m", "http://h:1/v1", "OPENAI_API_KEY")
     );
-    assert_eq!((p.temperature, p.max_tokens, p.timeout, p.max_retries), (0.0, 300, Duration::from_secs(30), 2));
-    assert_eq!(p.fallback, DebaterParams::default());
+    assert_eq!((c.temperature, c.max_tokens, c.timeout, c.max_retries), (0.0, 300, Duration::from_secs(30), 2));
+    assert_eq!(*fallback, DebaterParams::default());
     let spec = "llm?model=m&endpoint=https://h/v1&api_key_env=K&temperature=0.7&max_tokens=50&timeout_s=2.5\
                 &max_retries=5&fallback=contrarian%3Fskip%3D1";
     let p = LlmParams::parse(0, &Spec::parse(spec).unwrap()).unwrap();
-    assert_eq!((p.api_key_env.as_str(), p.temperature, p.max_tokens), ("K", 0.7, 50));
-    assert_eq!((p.timeout, p.max_retries), (Duration::from_millis(2500), 5));
+    let c = &p.client;
+    assert_eq!((c.api_key_env.as_str(), c.temperature, c.max_tokens), ("K", 0.7, 50));
+    assert_eq!((c.timeout, c.max_retries), (Duration::from_millis(2500), 5));
     assert_eq!((p.fallback.operator, p.fallback.skip), (OperatorRule::Contrarian, 1.0));
 }
 

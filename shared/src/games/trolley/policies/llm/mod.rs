@@ -13,7 +13,7 @@ use super::super::observation::observation;
 use super::super::state::TrolleyState;
 use super::super::vocab::Phase;
 use super::{Debater, Reason, Templates};
-use crate::llm::{CallRecord, ClientConfig, LlmClient, LlmStats};
+use crate::llm::{CallRecord, LlmClient, LlmStats};
 use crate::protocol::JobError;
 use crate::seeding::Stream;
 use crate::spec::Spec;
@@ -72,18 +72,8 @@ impl LlmPolicy {
                 "llm seats need a chat transport (workers built with the llm-http feature provide one)",
             )
         })?;
-        let api_key = std::env::var(&params.api_key_env).ok().filter(|k| !k.is_empty());
-        let config = ClientConfig {
-            endpoint: params.endpoint,
-            model: params.model,
-            temperature: params.temperature,
-            max_tokens: params.max_tokens,
-            timeout: params.timeout,
-            max_retries: params.max_retries,
-            api_key,
-        };
         let fallback = Debater::new(params.fallback, templates);
-        Ok(LlmPolicy::new(seat, LlmClient::new(config, transport), fallback))
+        Ok(LlmPolicy::new(seat, LlmClient::new(params.client.config(), transport), fallback))
     }
 
     /// A policy from its parts.

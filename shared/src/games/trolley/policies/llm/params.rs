@@ -6,8 +6,6 @@
 //! and ranges as the deception game's `llm` policy where §11 gives none: `temperature` in
 //! [0, 2] (the OpenAI range), `max_tokens` ≥ 1, `timeout_s` in (0, 3600].
 
-use std::time::Duration;
-
 use super::super::{parse as parse_scripted, DebaterParams};
 use crate::field::policy_path;
 use crate::llm::ClientParams;
@@ -21,24 +19,11 @@ pub const KEYS: [&str; 8] =
 /// The default fallback policy.
 pub const DEFAULT_FALLBACK: &str = "debater";
 
-/// An `llm` seat's validated parameters. Holds the *name* of the key's environment variable,
-/// never the key.
+/// An `llm` seat's validated parameters: the shared client's, and the fallback.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LlmParams {
-    /// The model name.
-    pub model: String,
-    /// The base URL; calls go to `{endpoint}/chat/completions`.
-    pub endpoint: String,
-    /// The environment variable holding the API key (unset or empty: no Authorization header).
-    pub api_key_env: String,
-    /// Sampling temperature, [0, 2].
-    pub temperature: f64,
-    /// Completion token cap.
-    pub max_tokens: u32,
-    /// Per-call timeout.
-    pub timeout: Duration,
-    /// Extra attempts after the first, 0..=5.
-    pub max_retries: u32,
+    /// Model, endpoint, the *name* of the key's environment variable, sampling and retries.
+    pub client: ClientParams,
     /// The scripted policy that decides when the attempts are spent.
     pub fallback: DebaterParams,
 }
@@ -57,16 +42,7 @@ impl LlmParams {
                     JobError::invalid(path("fallback"), fallback_raw, format!("must be a scripted policy: {e}"))
                 })
             })?;
-        Ok(LlmParams {
-            model: client.model,
-            endpoint: client.endpoint,
-            api_key_env: client.api_key_env,
-            temperature: client.temperature,
-            max_tokens: client.max_tokens,
-            timeout: client.timeout,
-            max_retries: client.max_retries,
-            fallback,
-        })
+        Ok(LlmParams { client, fallback })
     }
 }
 
