@@ -46,12 +46,16 @@ pub fn prepare_job(job: &Job, env: &RunEnv) -> Result<(GameKind, AnyGame), JobEr
 }
 
 fn panic_error(payload: &Box<dyn std::any::Any + Send>) -> JobError {
-    let msg = payload
+    JobError::new(JobErrorKind::EnginePanic, format!("engine panicked: {}", panic_message(payload)))
+}
+
+/// The message a caught panic carries (`panic!` with a literal or a formatted string).
+pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    JobError::new(JobErrorKind::EnginePanic, format!("engine panicked: {msg}"))
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 /// Plays every seed of `job` and returns its result. Never panics on any input: a bad job is a

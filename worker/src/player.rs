@@ -118,11 +118,7 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
         // bug cannot take a play thread away.
         let encoded = catch_unwind(AssertUnwindSafe(|| finish(ctx, job, simfleet::run_job(job, &ctx.env))))
             .unwrap_or_else(|panic| {
-                let why = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
+                let why = simfleet::runner::panic_message(&panic);
                 let error = JobError::new(JobErrorKind::EnginePanic, format!("the worker panicked: {why}"));
                 Encoded::new(&error_result(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error))
             });
