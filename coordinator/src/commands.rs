@@ -142,15 +142,7 @@ pub fn summary(file: &Path) -> anyhow::Result<Summary> {
     let mut mixed = None;
     let cut = crate::import::for_each_row(file, |_, row| {
         if mixed.is_none() {
-            if let Err(e) = summary.add(
-                &row.game,
-                &row.engine_version,
-                &row.scenario,
-                &row.policy_set,
-                row.team_reward,
-                row.length,
-                &row.outcome,
-            ) {
+            if let Err(e) = summary.add_row(&row) {
                 mixed = Some(e);
             }
         }

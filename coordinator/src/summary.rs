@@ -141,6 +141,19 @@ impl Summary {
         Ok(())
     }
 
+    /// Adds one exported row.
+    pub fn add_row(&mut self, row: &crate::row::Row) -> Result<(), MixedVersions> {
+        self.add(
+            &row.game,
+            &row.engine_version,
+            &row.scenario,
+            &row.policy_set,
+            row.team_reward,
+            row.length,
+            &row.outcome,
+        )
+    }
+
     /// Adds every record of a job result.
     pub fn add_result(&mut self, r: &simfleet::JobResult) -> Result<(), MixedVersions> {
         for rec in &r.records {

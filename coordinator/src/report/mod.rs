@@ -84,15 +84,7 @@ pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected>
         if mixed.is_some() {
             return;
         }
-        let r = summary.add(
-            &row.game,
-            &row.engine_version,
-            &row.scenario,
-            &row.policy_set,
-            row.team_reward,
-            row.length,
-            &row.outcome,
-        );
+        let r = summary.add_row(&row);
         if let Err(e) = r {
             mixed = Some(e);
             return;
