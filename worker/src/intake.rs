@@ -4,12 +4,12 @@
 //! A slot is a job delivered and not yet answered: `concurrency` playing, as many publishing,
 //! and `prefetch` queued for the play threads. Queued jobs are why a play thread starts its
 //! next job at once: with every core playing, a pull's round trip through a busy scheduler and
-//! server is not free, and the core would idle meanwhile. Only free
-//! slots are fetched because every delivered job starts an ack timer on the server: the
-//! client's default batch of 200 would start 200 timers for jobs that wait behind the ones
-//! playing (queued jobs send in-progress acks while they wait). Errors from the server (an outage, a deleted consumer, a leader change) are logged
-//! and retried with backoff, re-creating the topology, so the loop survives a server restart
-//! on its own; the client reconnects by itself.
+//! server is not free, and the core would idle meanwhile. Only free slots are fetched because
+//! every delivered job starts an ack timer on the server: the client's default batch of 200
+//! would start 200 timers for jobs that wait behind the ones playing (queued jobs send
+//! in-progress acks while they wait). Errors from the server (an outage, a deleted consumer, a
+//! leader change) are logged and retried with backoff, re-creating the topology, so the loop
+//! survives a server restart on its own; the client reconnects by itself.
 
 use std::future::Future;
 use std::sync::Arc;

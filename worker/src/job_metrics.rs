@@ -30,10 +30,8 @@ struct Cell {
     policy_set: String,
     team_reward: Arc<Series>,
     length: Arc<Series>,
-    /// One per distinct seat policy (seats of one policy share a series).
+    /// One per seat, labelled with the seat's policy (seats of one policy share a series).
     agent_reward: Vec<Arc<Series>>,
-    /// For each seat, its series in `agent_reward`.
-    seat_series: Vec<usize>,
     /// Episodes by outcome label (a game has a handful).
     outcomes: HashMap<String, Counter>,
 }
@@ -44,30 +42,21 @@ impl Cell {
         let policy_set = job.policy_set.name.clone();
         let registry = histograms::global();
         let labels = [("scenario", scenario.as_str()), ("policy_set", policy_set.as_str())];
-        let mut policies: Vec<String> = Vec::new();
-        let seat_series = job
+        let agent_metric = agent_reward_metric(kind);
+        let agent_reward = job
             .policy_set
             .seats
             .iter()
             .map(|seat| {
                 let policy = simfleet::policy::metric_label(seat);
-                policies.iter().position(|p| *p == policy).unwrap_or_else(|| {
-                    policies.push(policy.into_owned());
-                    policies.len() - 1
-                })
+                registry.series(&agent_metric, &[("scenario", &scenario), ("policy", &policy)])
             })
-            .collect();
-        let agent_metric = agent_reward_metric(kind);
-        let agent_reward = policies
-            .iter()
-            .map(|p| registry.series(&agent_metric, &[("scenario", &scenario), ("policy", p)]))
             .collect();
         Cell {
             game: kind.as_str(),
             team_reward: registry.series(&team_reward_metric(kind), &labels),
             length: registry.series(&episode_length_metric(kind), &labels),
             agent_reward,
-            seat_series,
             outcomes: HashMap::new(),
             scenario,
             policy_set,
@@ -149,8 +138,8 @@ impl JobMetrics {
         for r in &result.records {
             team.record(cell.team_reward.bounds(), r.team_reward);
             length.record(cell.length.bounds(), f64::from(r.length));
-            for (&i, reward) in cell.seat_series.iter().zip(&r.agent_rewards) {
-                agents[i].record(cell.agent_reward[i].bounds(), *reward);
+            for ((tally, series), reward) in agents.iter_mut().zip(&cell.agent_reward).zip(&r.agent_rewards) {
+                tally.record(series.bounds(), *reward);
             }
             match outcomes.iter_mut().find(|(o, _)| *o == r.outcome) {
                 Some((_, n)) => *n += 1,

@@ -156,7 +156,7 @@ impl Trolley {
         let hash = self.run(seed, log.as_mut());
         let llm: Vec<(usize, LlmStats)> =
             self.policies.iter().enumerate().filter_map(|(seat, p)| p.llm_stats().map(|s| (seat, *s))).collect();
-        (record::record(&self.buf.state, &self.buf.tally, &hash, &llm), log)
+        (record::record(&self.buf.state, &self.buf.tally, &hash, llm), log)
     }
 }
 

@@ -104,7 +104,12 @@ fn round_stat(state: &TrolleyState, tally: &Tally, index: usize) -> RoundStat {
 }
 
 /// Builds the record of a finished episode. `llm` lists (seat, stats) of the `llm` seats.
-pub fn record(state: &TrolleyState, tally: &Tally, hash: &TrajectoryHash, llm: &[(usize, LlmStats)]) -> EpisodeRecord {
+pub fn record(
+    state: &TrolleyState,
+    tally: &Tally,
+    hash: &TrajectoryHash,
+    llm: Vec<(usize, LlmStats)>,
+) -> EpisodeRecord {
     let agents = state.agents();
     let n = agents.len();
     let resolved = || state.rounds().iter().filter(|r| r.decision.is_some());
@@ -125,7 +130,7 @@ pub fn record(state: &TrolleyState, tally: &Tally, hash: &TrajectoryHash, llm: &
         saved_in_minority: PerAgent::from_fn(n, saved_in_minority),
         invalid_actions: PerAgent::from_fn(n, |s| tally.invalid.get(s).copied().unwrap_or(0)),
         invalid_by_kind: ByKind(tally.by_kind),
-        llm: LlmBySeat(llm.to_vec()),
+        llm: LlmBySeat(llm),
     };
     let rewards: Vec<f64> = agents.iter().map(|a| f64::from(a.score)).collect();
     EpisodeRecord {
