@@ -2,8 +2,9 @@
 //!
 //! # Layout
 //!
-//! - [`protocol`]: `Job`, `JobResult`, `EpisodeRecord`, `JobError`, MessagePack encode/decode;
-//!   [`stats`]: a record's stats, a map or a game's typed stats.
+//! - [`protocol`]: `Job`, `JobResult`, `EpisodeRecord`, `JobError`, MessagePack encode/decode,
+//!   the version check and the failed result; [`stats`]: a record's stats, a map or a game's own
+//!   struct behind the [`stats::TypedStats`] trait object.
 //! - [`seeding`]: episode seed -> ChaCha streams, the random primitives, the trajectory hash.
 //! - [`spec`]: the `NAME[:ARG][?k=v&…]` grammar of policy and scenario strings.
 //! - [`field`]: typed scenario fields and policy parameters, with errors naming the field.
@@ -13,7 +14,9 @@
 //! - [`topology`]: NATS stream, subject, consumer and KV names; the sweep KV entry.
 //! - [`llm`]: the sans-IO LLM client; `llm::http` (feature `llm-http`) is the only I/O here.
 //!
-//! Engines are synchronous and sans-IO: no tokio, NATS, metrics or logging inside them.
+//! Layers, bottom up: [`protocol`], [`stats`], [`seeding`], [`spec`] and [`field`] know no game;
+//! [`games`] build on them; [`runner`] plays the games. Engines are synchronous and sans-IO: no
+//! tokio, NATS, metrics or logging inside them.
 #![deny(missing_docs)]
 
 use std::sync::Arc;

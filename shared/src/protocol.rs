@@ -3,7 +3,10 @@
 //! Everything here is a plain serde struct encoded with rmp-serde as named-field maps, so a
 //! field added later (with `#[serde(default)]`) does not break older readers. The protocol is
 //! versioned: a worker that gets a job of another version answers it with a typed
-//! [`JobError`] of kind `unsupported_version` instead of guessing.
+//! [`JobError`] of kind `unsupported_version` instead of guessing ([`check_version`]).
+//!
+//! Nothing here names a game: an episode's game-specific figures are [`Stats`], a map or a
+//! game's own typed value behind a trait object.
 
 use std::fmt;
 
@@ -173,6 +176,21 @@ impl JobError {
     }
 }
 
+/// Checks that a job speaks this build's [`PROTOCOL_VERSION`]; otherwise the `unsupported_version`
+/// error to answer it with. The worker checks the envelope before decoding the rest, `run_job`
+/// checks the job again: both call this.
+pub fn check_version(version: u32) -> Result<(), JobError> {
+    if version == PROTOCOL_VERSION {
+        return Ok(());
+    }
+    Err(JobError {
+        kind: JobErrorKind::UnsupportedVersion,
+        field: Some("protocol_version".into()),
+        value: Some(version.to_string()),
+        message: format!("this worker speaks protocol version {PROTOCOL_VERSION}"),
+    })
+}
+
 impl fmt::Display for JobError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.field, &self.value) {
@@ -217,6 +235,33 @@ pub struct JobResult {
     pub records: Vec<EpisodeRecord>,
     /// Set when the job failed; then `records` is empty.
     pub error: Option<JobError>,
+}
+
+impl JobResult {
+    /// An answer from `worker` to job `index` of `sweep`, with no engine version, records or
+    /// error yet. The game, scenario and policy set name come from `job` when it decoded (empty
+    /// otherwise), so that even a failure can be exported and counted per game.
+    pub fn empty(worker: &str, sweep: String, index: u64, job: Option<&Job>) -> JobResult {
+        JobResult {
+            protocol_version: PROTOCOL_VERSION,
+            sweep,
+            index,
+            worker: worker.to_string(),
+            engine_version: String::new(),
+            game: job.map(|j| j.game.clone()).unwrap_or_default(),
+            scenario: job.map(|j| j.scenario.clone()).unwrap_or_default(),
+            policy_set: job.map(|j| j.policy_set.name.clone()).unwrap_or_default(),
+            elapsed_seconds: 0.0,
+            replays: None,
+            records: Vec::new(),
+            error: None,
+        }
+    }
+
+    /// The answer to a job that failed with `error` (see [`JobResult::empty`]): no records.
+    pub fn failed(worker: &str, sweep: String, index: u64, job: Option<&Job>, error: JobError) -> JobResult {
+        JobResult { error: Some(error), ..JobResult::empty(worker, sweep, index, job) }
+    }
 }
 
 /// Why bytes do not decode.
@@ -315,6 +360,17 @@ mod tests {
     fn garbage_is_an_error_not_a_panic() {
         for bytes in [&b""[..], b"\xff\xff", b"hello world", &[0x81, 0xa1, b'x', 0xc0]] {
             assert!(decode::<Job>(bytes).is_err());
+        }
+    }
+
+    #[test]
+    fn the_wire_layer_names_no_game() {
+        // Built from pieces so that this test does not find itself.
+        let needles = [concat!("crate::", "games"), concat!("Trolley", "Stats")];
+        for (file, source) in [("protocol.rs", include_str!("protocol.rs")), ("stats.rs", include_str!("stats.rs"))] {
+            for needle in needles {
+                assert!(!source.contains(needle), "{file} names {needle}: the protocol must not depend on a game");
+            }
         }
     }
 

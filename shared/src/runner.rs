@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use crate::games::{AnyGame, GameKind};
-use crate::protocol::{Job, JobError, JobErrorKind, JobResult, PROTOCOL_VERSION};
+use crate::protocol::{check_version, Job, JobError, JobErrorKind, JobResult};
 use crate::spec::Spec;
 use crate::RunEnv;
 
@@ -18,14 +18,7 @@ pub fn engine_version(kind: GameKind) -> String {
 /// the game. Cheap (no episode is played): the coordinator calls it on every cell of a sweep
 /// before it submits anything.
 pub fn prepare_job(job: &Job, env: &RunEnv) -> Result<(GameKind, AnyGame), JobError> {
-    if job.protocol_version != PROTOCOL_VERSION {
-        return Err(JobError {
-            kind: JobErrorKind::UnsupportedVersion,
-            field: Some("protocol_version".into()),
-            value: Some(job.protocol_version.to_string()),
-            message: format!("this worker speaks protocol version {PROTOCOL_VERSION}"),
-        });
-    }
+    check_version(job.protocol_version)?;
     let kind: GameKind = job.game.parse().map_err(|e: crate::games::UnknownGame| JobError {
         kind: JobErrorKind::UnknownGame,
         field: Some("game".into()),
@@ -62,24 +55,10 @@ pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
 /// typed error result, and an engine panic (a bug) is caught and reported as `engine_panic`.
 pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
     let started = Instant::now();
-    let mut result = JobResult {
-        protocol_version: PROTOCOL_VERSION,
-        sweep: job.sweep.clone(),
-        index: job.index,
-        worker: env.worker.clone(),
-        engine_version: String::new(),
-        game: job.game.clone(),
-        scenario: job.scenario.clone(),
-        policy_set: job.policy_set.name.clone(),
-        elapsed_seconds: 0.0,
-        replays: None,
-        records: Vec::new(),
-        error: None,
-    };
-    match prepare_job(job, env) {
-        Err(e) => result.error = Some(e),
+    let failed = |error| JobResult::failed(&env.worker, job.sweep.clone(), job.index, Some(job), error);
+    let mut result = match prepare_job(job, env) {
+        Err(e) => failed(e),
         Ok((kind, mut game)) => {
-            result.engine_version = engine_version(kind);
             let played = catch_unwind(AssertUnwindSafe(|| {
                 let n = usize::try_from(job.seeds.count).unwrap_or(usize::MAX).min(1 << 20);
                 let mut records = Vec::with_capacity(n);
@@ -93,15 +72,18 @@ pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
                 }
                 (records, replays)
             }));
-            match played {
-                Ok((records, replays)) => {
-                    result.records = records;
-                    result.replays = replays;
-                }
-                Err(p) => result.error = Some(panic_error(&p)),
-            }
+            let mut result = match played {
+                Ok((records, replays)) => JobResult {
+                    records,
+                    replays,
+                    ..JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job))
+                },
+                Err(p) => failed(panic_error(&p)),
+            };
+            result.engine_version = engine_version(kind);
+            result
         }
-    }
+    };
     result.elapsed_seconds = started.elapsed().as_secs_f64();
     result
 }

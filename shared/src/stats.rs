@@ -2,42 +2,40 @@
 //! whose keys keep their order.
 //!
 //! Most games build the object as a [`StatsMap`]. A game whose record dominates its episode's
-//! cost can instead hand over typed stats ([`TypedStats`]): they serialize to exactly the bytes
-//! the equivalent map would (MessagePack and JSON alike), without building a tree of JSON values,
-//! a hundred small allocations, per episode. Reading stats as a map (`Deref`) builds that map
-//! once, on first use; records decoded from MessagePack or JSON are always maps.
+//! cost can instead hand over typed stats: a struct of its own that implements [`TypedStats`]
+//! and serializes to exactly the bytes the equivalent map would (MessagePack and JSON alike),
+//! without building a tree of JSON values, a hundred small allocations, per episode. Reading
+//! stats as a map (`Deref`) builds that map once, on first use; records decoded from MessagePack
+//! or JSON are always maps.
+//!
+//! The protocol names no game: typed stats travel as a trait object, serialized through
+//! `erased_serde` by whatever serializer encodes the record.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::games::trolley::stats::TrolleyStats;
-
 /// Stats as a JSON object.
 pub type StatsMap = serde_json::Map<String, Value>;
 
-/// Typed stats of the games that have them, dispatched by match.
-#[derive(Clone, Debug, PartialEq)]
-pub enum TypedStats {
-    /// The Trolley Problem Arena's §13 stats.
-    Trolley(Box<TrolleyStats>),
-}
+/// A game's typed stats. Implemented by the game's own stats struct, whose `Serialize` must
+/// write one JSON object (string keys), the same as the map the game's spec lists: a test per
+/// game compares the bytes.
+pub trait TypedStats: erased_serde::Serialize + fmt::Debug + Send + Sync + 'static {}
 
-impl Serialize for TypedStats {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            TypedStats::Trolley(s) => s.serialize(serializer),
-        }
-    }
-}
+erased_serde::serialize_trait_object!(TypedStats);
 
 #[derive(Clone)]
 enum Repr {
     Map(StatsMap),
-    Typed { typed: TypedStats, map: OnceLock<StatsMap> },
+    /// Shared, not boxed: cloning a record does not copy its stats.
+    Typed {
+        typed: Arc<dyn TypedStats>,
+        map: OnceLock<StatsMap>,
+    },
 }
 
 /// The stats of one episode record.
@@ -46,15 +44,15 @@ pub struct Stats(Repr);
 
 impl Stats {
     /// Typed stats; read as a map only when asked.
-    pub fn typed(typed: TypedStats) -> Stats {
-        Stats(Repr::Typed { typed, map: OnceLock::new() })
+    pub fn typed(typed: impl TypedStats) -> Stats {
+        Stats(Repr::Typed { typed: Arc::new(typed), map: OnceLock::new() })
     }
 
     /// The typed stats, if these are typed.
-    pub fn as_typed(&self) -> Option<&TypedStats> {
+    pub fn as_typed(&self) -> Option<&dyn TypedStats> {
         match &self.0 {
             Repr::Map(_) => None,
-            Repr::Typed { typed, .. } => Some(typed),
+            Repr::Typed { typed, .. } => Some(&**typed),
         }
     }
 
@@ -62,12 +60,12 @@ impl Stats {
     pub fn into_map(self) -> StatsMap {
         match self.0 {
             Repr::Map(m) => m,
-            Repr::Typed { typed, map } => map.into_inner().unwrap_or_else(|| to_map(&typed)),
+            Repr::Typed { typed, map } => map.into_inner().unwrap_or_else(|| to_map(&*typed)),
         }
     }
 }
 
-fn to_map(typed: &TypedStats) -> StatsMap {
+fn to_map(typed: &dyn TypedStats) -> StatsMap {
     match serde_json::to_value(typed) {
         Ok(Value::Object(m)) => m,
         // Typed stats are structs of numbers, strings, lists and maps with string keys.
@@ -93,7 +91,7 @@ impl Deref for Stats {
     fn deref(&self) -> &StatsMap {
         match &self.0 {
             Repr::Map(m) => m,
-            Repr::Typed { typed, map } => map.get_or_init(|| to_map(typed)),
+            Repr::Typed { typed, map } => map.get_or_init(|| to_map(&**typed)),
         }
     }
 }
@@ -128,7 +126,7 @@ impl Serialize for Stats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             Repr::Map(m) => m.serialize(serializer),
-            Repr::Typed { typed, .. } => typed.serialize(serializer),
+            Repr::Typed { typed, .. } => (**typed).serialize(serializer),
         }
     }
 }

@@ -16,7 +16,7 @@ use async_nats::jetstream::message::AckKind;
 use async_nats::jetstream::{Context, Message};
 use simfleet::protocol::{self, JobEnvelope};
 use simfleet::topology::{msg_id, parse_msg_id, result_subject};
-use simfleet::{Job, JobError, JobErrorKind, JobResult, RunEnv, PROTOCOL_VERSION};
+use simfleet::{Job, JobError, JobErrorKind, JobResult, RunEnv};
 use tokio::sync::{watch, OwnedSemaphorePermit};
 
 use crate::cancellation::SweepStates;
@@ -70,25 +70,11 @@ fn decode(payload: &[u8], headers: Option<&HeaderMap>) -> Decoded {
     let undecodable = |why: String| JobError::new(JobErrorKind::Undecodable, why);
     match protocol::decode::<JobEnvelope>(payload) {
         Ok(env) if !usable_sweep(&env.sweep) => Decoded::Unusable(format!("sweep id {:?} is not usable", env.sweep)),
-        Ok(env) if env.protocol_version != PROTOCOL_VERSION => Decoded::Failed {
-            error: JobError {
-                kind: JobErrorKind::UnsupportedVersion,
-                field: Some("protocol_version".into()),
-                value: Some(env.protocol_version.to_string()),
-                message: format!("this worker speaks protocol version {PROTOCOL_VERSION}"),
-            },
-            sweep: env.sweep,
-            index: env.index,
-            game: String::new(),
-        },
-        Ok(env) => match protocol::decode::<Job>(payload) {
+        Ok(env) => match protocol::check_version(env.protocol_version)
+            .and_then(|()| protocol::decode::<Job>(payload).map_err(|e| undecodable(e.to_string())))
+        {
             Ok(job) => Decoded::Job(Box::new(job)),
-            Err(e) => Decoded::Failed {
-                sweep: env.sweep,
-                index: env.index,
-                game: String::new(),
-                error: undecodable(e.to_string()),
-            },
+            Err(error) => Decoded::Failed { sweep: env.sweep, index: env.index, game: String::new(), error },
         },
         Err(e) => {
             let id = headers.and_then(|h| h.get(NATS_MESSAGE_ID)).map(|v| v.as_str().to_string());
@@ -102,24 +88,6 @@ fn decode(payload: &[u8], headers: Option<&HeaderMap>) -> Decoded {
                 _ => Decoded::Unusable(format!("{e}, and no usable Nats-Msg-Id header ({id:?})")),
             }
         }
-    }
-}
-
-/// An error result for a job that was not played.
-pub(crate) fn error_result(worker: &str, sweep: String, index: u64, job: Option<&Job>, error: JobError) -> JobResult {
-    JobResult {
-        protocol_version: PROTOCOL_VERSION,
-        sweep,
-        index,
-        worker: worker.to_string(),
-        engine_version: String::new(),
-        game: job.map(|j| j.game.clone()).unwrap_or_default(),
-        scenario: job.map(|j| j.scenario.clone()).unwrap_or_default(),
-        policy_set: job.map(|j| j.policy_set.name.clone()).unwrap_or_default(),
-        elapsed_seconds: 0.0,
-        replays: None,
-        records: Vec::new(),
-        error: Some(error),
     }
 }
 
@@ -155,7 +123,7 @@ pub(crate) async fn handle(
         Decoded::Failed { sweep, index, game, error } => {
             tracing::warn!(sweep, index, kind = %error.kind, error = %error, "answering an unplayable job with an error");
             ctx.metrics.job_failed(&game, error.kind);
-            let result = error_result(&ctx.env.worker, sweep, index, None, error);
+            let result = JobResult::failed(&ctx.env.worker, sweep, index, None, error);
             answer(&ctx, &msg, &result).await;
             return;
         }
@@ -165,7 +133,7 @@ pub(crate) async fn handle(
         tracing::debug!(sweep = job.sweep, index = job.index, "answering a job of a cancelled sweep");
         ctx.metrics.job_failed(&job.game, JobErrorKind::Cancelled);
         let error = JobError::new(JobErrorKind::Cancelled, format!("sweep {} was cancelled", job.sweep));
-        let result = error_result(&ctx.env.worker, job.sweep.clone(), job.index, Some(&job), error);
+        let result = JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(&job), error);
         answer(&ctx, &msg, &result).await;
         return;
     }
@@ -261,6 +229,8 @@ pub(crate) async fn nak(msg: &Message, delay: Option<Duration>) {
 
 #[cfg(test)]
 mod tests {
+    use simfleet::PROTOCOL_VERSION;
+
     use super::*;
 
     #[test]

@@ -18,7 +18,6 @@ use simfleet::protocol;
 use simfleet::{Job, JobError, JobErrorKind, JobResult, RunEnv};
 use tokio::sync::oneshot;
 
-use crate::job::error_result;
 use crate::job_metrics::JobMetrics;
 
 /// A ticket's state: waiting in the queue, taken by a play thread, or taken back by its task.
@@ -120,7 +119,7 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
             .unwrap_or_else(|panic| {
                 let why = simfleet::runner::panic_message(&panic);
                 let error = JobError::new(JobErrorKind::EnginePanic, format!("the worker panicked: {why}"));
-                Encoded::new(&error_result(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error))
+                Encoded::new(&JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error))
             });
         // The task is gone only if it gave the job back at shutdown.
         let _ = ticket.done.send(encoded);
@@ -159,7 +158,7 @@ fn encode_fitting(ctx: &PlayContext, job: &Job, result: JobResult) -> (JobResult
             payload.len()
         ),
     );
-    let mut failed = error_result(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error);
+    let mut failed = JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error);
     failed.engine_version = result.engine_version;
     failed.elapsed_seconds = result.elapsed_seconds;
     let payload = protocol::encode(&failed);

@@ -9,7 +9,7 @@ use super::vocab::{Decision, GameStatus};
 use crate::games::Buckets;
 use crate::llm::LlmStats;
 use crate::protocol::EpisodeRecord;
-use crate::stats::{Stats, TypedStats};
+use crate::stats::Stats;
 
 pub use super::hash::TrajectoryHash;
 
@@ -141,6 +141,6 @@ pub fn record(
         team_reward: rewards.iter().sum(),
         agent_rewards: rewards,
         trajectory_hash: hash.hex(),
-        stats: Stats::typed(TypedStats::Trolley(Box::new(stats))),
+        stats: Stats::typed(stats),
     }
 }

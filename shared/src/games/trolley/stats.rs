@@ -11,6 +11,7 @@ use serde::{Serialize, Serializer};
 use super::error::TrolleyError;
 use super::seats::{SeatSet, MAX_AGENTS};
 use crate::llm::LlmStats;
+use crate::stats::TypedStats;
 
 /// One value per seat, held inline.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -143,3 +144,6 @@ pub struct TrolleyStats {
     /// By `llm` seat.
     pub llm: LlmBySeat,
 }
+
+/// The record carries these as its stats without knowing the game (`crate::stats`).
+impl TypedStats for TrolleyStats {}

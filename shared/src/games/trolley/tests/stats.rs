@@ -5,7 +5,7 @@ use crate::games::trolley::seats::SeatSet;
 use crate::games::trolley::stats::{ByKind, LlmBySeat, PerAgent, RoundStat, TrolleyStats};
 use crate::llm::LlmStats;
 use crate::protocol::encode;
-use crate::stats::{Stats, TypedStats};
+use crate::stats::Stats;
 
 use super::*;
 
@@ -73,13 +73,13 @@ fn every_field_kind_serializes_like_its_map() {
         invalid_by_kind: ByKind(by_kind),
         llm: LlmBySeat(vec![(2, llm), (11, LlmStats::default())]),
     };
-    let stats = Stats::typed(TypedStats::Trolley(Box::new(typed.clone())));
+    let stats = Stats::typed(typed.clone());
     assert_same_bytes(&stats);
     assert_eq!(stats["invalid_by_kind"].as_object().unwrap().len(), 2);
     assert!(stats["invalid_by_kind"].get(TrolleyError::KINDS[7]).is_some());
     assert_eq!(stats["llm"]["2"]["calls"], 3);
     let none = TrolleyStats { save_majority_rate: None, llm: LlmBySeat::default(), ..typed };
-    assert_same_bytes(&Stats::typed(TypedStats::Trolley(Box::new(none))));
+    assert_same_bytes(&Stats::typed(none));
 }
 
 #[test]
