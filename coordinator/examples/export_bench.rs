@@ -13,7 +13,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use coordinator::export::RecordWriter;
+use coordinator::records::RecordWriter;
 use coordinator::sweep::Sweep;
 use simfleet::{run_job, JobResult, RunEnv};
 
@@ -81,7 +81,7 @@ fn main() -> anyhow::Result<()> {
             for r in &results {
                 if writer.rows() + r.records.len() as u64 > args.rows {
                     for rec in &r.records[..(args.rows - writer.rows()) as usize] {
-                        writer.write(&coordinator::row::RowRef::new(r, rec))?;
+                        writer.write(&coordinator::records::RowRef::new(r, rec))?;
                     }
                     break 'outer;
                 }
@@ -94,7 +94,7 @@ fn main() -> anyhow::Result<()> {
         let bytes = std::fs::metadata(&path)?.len();
         let started = Instant::now();
         let mut read = 0u64;
-        coordinator::import::for_each_row(&path, |_, _| read += 1)?;
+        coordinator::records::for_each_row(&path, |_, _| read += 1)?;
         let read_s = started.elapsed().as_secs_f64();
         assert_eq!(read, rows, "{format}: every row reads back");
         println!(

@@ -5,15 +5,105 @@
 //! (e.g. encode its rows: work that would otherwise pile up on the one writer); the caller's
 //! thread puts the prepared results back in job order through a bounded reorder window, so the
 //! output file is the same for any thread count and memory stays flat however long the sweep is.
+//! [`play`] drives it into a results file and a summary.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
+use std::time::{Duration, Instant};
 
+use anyhow::Context;
+use indicatif::ProgressBar;
 use simfleet::{run_job, JobResult, RunEnv};
 
+use crate::records::RecordWriter;
+use crate::summary::Summary;
 use crate::sweep::Sweep;
+
+/// A failed job, as listed at the end of a run.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// Job index.
+    pub index: u64,
+    /// The error, displayed.
+    pub error: String,
+}
+
+/// Figures of a finished run.
+#[derive(Debug)]
+pub struct RunReport {
+    /// The summary table.
+    pub summary: Summary,
+    /// Failed jobs.
+    pub failures: Vec<Failure>,
+    /// Records written.
+    pub records: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+}
+
+/// A played job, prepared on the thread that played it.
+enum Played {
+    /// Its rows, encoded for the output file, and its summary.
+    Encoded { bytes: Vec<u8>, rows: u64, summary: Summary },
+    /// The result itself: an error, or rows only the writer can place (Parquet).
+    Result(JobResult),
+}
+
+/// Plays the sweep file at `sweep_path` on `threads` threads (default: every core) and writes
+/// every record to `out`, in job order, with a progress bar on stderr when `progress` is set.
+pub fn play(sweep_path: &Path, out: &Path, threads: Option<usize>, progress: bool) -> anyhow::Result<RunReport> {
+    let sweep = Sweep::load(sweep_path)?;
+    let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let mut writer =
+        RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?;
+    let bar = if progress { crate::progress::episode_bar(sweep.episode_count()) } else { ProgressBar::hidden() };
+    let env = RunEnv { chat: crate::llm::llm_transport(), worker: "embedded".into() };
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let mut failures = Vec::new();
+    // Rows are encoded, and each job summarised, on the thread that played it: the writer
+    // only appends bytes in job order, so it keeps up with every core.
+    let encoder = writer.encoder();
+    let prepare = |r: JobResult| -> anyhow::Result<Played> {
+        match &encoder {
+            Some(enc) if r.error.is_none() => {
+                let mut bytes = Vec::with_capacity(r.records.len() * 256);
+                let rows = enc.encode_result(&r, &mut bytes)?;
+                let mut summary = Summary::default();
+                summary.add_result(&r)?;
+                Ok(Played::Encoded { bytes, rows, summary })
+            }
+            _ => Ok(Played::Result(r)),
+        }
+    };
+    run(&sweep, threads, &env, &prepare, &mut |index, played: anyhow::Result<Played>| {
+        match played? {
+            Played::Encoded { bytes, rows, summary: part } => {
+                writer.write_encoded(&bytes, rows)?;
+                summary.merge(&part)?;
+                bar.inc(rows);
+            }
+            Played::Result(r) => {
+                if let Some(e) = &r.error {
+                    failures.push(Failure { index, error: e.to_string() });
+                    bar.inc(sweep.job(index).map_or(0, |j| j.seeds.count));
+                    return Ok(());
+                }
+                writer.write_result(&r)?;
+                summary.add_result(&r)?;
+                bar.inc(r.records.len() as u64);
+            }
+        }
+        Ok(())
+    })?;
+    // finish, not flush: a Parquet file is complete only once its footer is written.
+    let records = writer.finish()?;
+    bar.finish_and_clear();
+    Ok(RunReport { summary, failures, records, elapsed: started.elapsed() })
+}
 
 /// Receives prepared results in job order.
 pub trait ResultSink<T> {

@@ -3,31 +3,31 @@
 //!
 //! # Layout
 //!
+//! - [`commands`]: one module per subcommand (`run`, `summary`, `replay`, `submit`, `watch`,
+//!   `status`, `results`, `cancel`, `list`, `rank`, `report`, `arena`), each with its clap
+//!   arguments and its `run`. `main.rs` parses the flags, sets up logging and dispatches to them;
+//!   everything below is a library the commands call.
 //! - [`sweep`]: sweep files (errors name the line and field), the sweep id, the job expansion.
-//! - [`embedded`]: `coordinator run`, the in-process mode on all cores.
-//! - [`row`], [`export`], [`import`]: the exported episode row, writers by extension, readers.
-//! - [`parquet`]: the Parquet export behind [`export::RecordWriter`] and its reader.
-//! - [`rank`]: ranking experiments: `[[rankings]]` teams and `coordinator rank`.
-//! - [`report`]: `coordinator report`, a self-contained HTML page of a results file.
-//! - [`summary`]: the per-cell table (mean, 95% CI, outcome shares, mean length).
-//! - [`list`]: `coordinator list`.
-//! - [`fleet`]: `submit`, `watch`, `status`, `results`, `cancel` over NATS JetStream.
-//! - [`arena`]: `coordinator arena`, the Trolley Problem Arena's HTTP server.
-//! - [`commands`]: the command implementations `main.rs` dispatches to.
-//!
-//! `main.rs` only parses flags, sets up logging and calls [`commands`].
+//! - [`embedded`]: the in-process mode on all cores (`coordinator run`).
+//! - [`fleet`]: the fleet over NATS JetStream: submitting, watching, status, re-export, cancel.
+//! - [`records`]: results files: the exported row, the formats (JSON Lines, CSV, MessagePack,
+//!   Parquet), writing and reading them.
+//! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
+//! - [`rank`]: ranking experiments: `[[rankings]]` teams and the fitted contributions.
+//! - [`report`]: the self-contained HTML report of a results file.
+//! - [`arena`]: the Trolley Problem Arena's HTTP server.
+//! - [`table`]: the layout of every terminal table; [`progress`]: the progress bars.
+//! - [`llm`]: the chat transport for `llm` seats played in-process.
 
 pub mod arena;
 pub mod commands;
 pub mod embedded;
-pub mod export;
 pub mod fleet;
-pub mod import;
-pub mod list;
-pub mod parquet;
+pub mod llm;
+pub mod progress;
 pub mod rank;
+pub mod records;
 pub mod report;
-pub mod row;
-pub mod row_encoder;
 pub mod summary;
 pub mod sweep;
+pub mod table;

@@ -5,10 +5,10 @@
 //! memory, and it refuses to mix engine versions of one game: results of different rules are
 //! not comparable.
 
-use std::fmt::Write as _;
-
 use indexmap::IndexMap;
 use simfleet::GameKind;
+
+use crate::table::{self, Align};
 
 /// Running figures of one cell.
 #[derive(Clone, Debug, Default)]
@@ -142,7 +142,7 @@ impl Summary {
     }
 
     /// Adds one exported row.
-    pub fn add_row(&mut self, row: &crate::row::Row) -> Result<(), MixedVersions> {
+    pub fn add_row(&mut self, row: &crate::records::Row) -> Result<(), MixedVersions> {
         self.add(
             &row.game,
             &row.engine_version,
@@ -201,6 +201,7 @@ impl Summary {
 
     /// The table, aligned for a terminal.
     pub fn table(&self) -> String {
+        use Align::{Left as L, Right as R};
         let head =
             ["game", "scenario", "policy set", "episodes", "team reward", "±95% CI", "win", "outcomes", "mean length"];
         let mut rows: Vec<[String; 9]> = Vec::new();
@@ -232,39 +233,7 @@ impl Summary {
                 format!("{:.2}", c.mean_length()),
             ]);
         }
-        let mut width = head.map(|h| h.chars().count());
-        for r in &rows {
-            for (w, cell) in width.iter_mut().zip(r) {
-                *w = (*w).max(cell.chars().count());
-            }
-        }
-        let numeric = [false, false, false, true, true, true, true, false, true];
-        let mut out = String::new();
-        let mut line = |cells: &[String]| {
-            let mut s = String::new();
-            for (i, cell) in cells.iter().enumerate() {
-                let pad = width[i] - cell.chars().count();
-                if i > 0 {
-                    s.push_str("  ");
-                }
-                if numeric[i] {
-                    s.push_str(&" ".repeat(pad));
-                    s.push_str(cell);
-                } else {
-                    s.push_str(cell);
-                    if i + 1 < cells.len() {
-                        s.push_str(&" ".repeat(pad));
-                    }
-                }
-            }
-            let _ = writeln!(out, "{}", s.trim_end());
-        };
-        line(&head.map(String::from));
-        line(&width.map(|w| "-".repeat(w)));
-        for r in &rows {
-            line(r);
-        }
-        out
+        table::render(head, [L, L, L, R, R, R, R, L, R], &rows)
     }
 }
 
@@ -295,5 +264,37 @@ mod tests {
         s.add("trolley", "0.1.0+trolley-rules-1", "a", "p", 1.0, 1, "x").unwrap();
         assert!(s.add("trolley", "0.1.0+trolley-rules-2", "a", "p", 1.0, 1, "x").is_err());
         assert!(s.add("deception", "0.1.0+deception-rules-1", "a", "p", 1.0, 1, "x").is_ok());
+    }
+
+    fn result(start: u64) -> simfleet::JobResult {
+        let job = simfleet::Job {
+            protocol_version: simfleet::PROTOCOL_VERSION,
+            sweep: "sum-000000000000".into(),
+            index: start,
+            game: "bucket_brigade".into(),
+            scenario: "hard".into(),
+            policy_set: simfleet::protocol::PolicySet { name: "team".into(), seats: vec!["random".into(); 4] },
+            seeds: simfleet::protocol::SeedRange { start, count: 40 },
+            replay: false,
+        };
+        simfleet::run_job(&job, &simfleet::RunEnv::default())
+    }
+
+    #[test]
+    fn merged_job_summaries_equal_one_running_summary() {
+        let results: Vec<_> = (0..5).map(|i| result(i * 40)).collect();
+        let mut running = Summary::default();
+        let mut merged = Summary::default();
+        for r in &results {
+            running.add_result(r).unwrap();
+            let mut part = Summary::default();
+            part.add_result(r).unwrap();
+            merged.merge(&part).unwrap();
+        }
+        let (a, b) = (running.cells.values().next().unwrap(), merged.cells.values().next().unwrap());
+        assert_eq!((a.episodes, &a.outcomes), (b.episodes, &b.outcomes));
+        assert!((a.mean() - b.mean()).abs() < 1e-9 && (a.ci95() - b.ci95()).abs() < 1e-9);
+        assert!((a.mean_length() - b.mean_length()).abs() < 1e-12);
+        assert_eq!(running.table(), merged.table());
     }
 }

@@ -59,7 +59,7 @@ impl Setup {
     async fn embedded(&self) -> Vec<String> {
         let (sweep, out) = (self.path("sweep.toml"), self.path("embedded.jsonl"));
         let report =
-            tokio::task::spawn_blocking(move || coordinator::commands::run(&sweep, &out, Some(2), false).unwrap())
+            tokio::task::spawn_blocking(move || coordinator::embedded::play(&sweep, &out, Some(2), false).unwrap())
                 .await
                 .unwrap();
         assert!(report.failures.is_empty(), "{:?}", report.failures);
@@ -147,7 +147,7 @@ async fn two_worker_processes_give_the_records_of_the_embedded_run() {
     let exported = fleet::results::export(&f, &setup.sweep.id, &parquet, &ProgressBar::hidden()).await.unwrap();
     assert_eq!(exported.records, setup.sweep.episode_count());
     let mut rows = 0;
-    coordinator::import::for_each_row(&parquet, |_, _| rows += 1).unwrap();
+    coordinator::records::for_each_row(&parquet, |_, _| rows += 1).unwrap();
     assert_eq!(rows, setup.sweep.episode_count(), "rows in the Parquet export");
 }
 

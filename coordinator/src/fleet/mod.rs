@@ -15,7 +15,6 @@ use simfleet::topology::SweepEntry;
 use worker::topology::{Topology, TopologyConfig};
 
 pub mod cancel;
-pub mod commands;
 pub mod dlq;
 pub mod failures;
 pub mod metrics;

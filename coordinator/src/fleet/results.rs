@@ -12,7 +12,7 @@ use simfleet::GameKind;
 
 use super::failures::FailedJob;
 use super::{scan, Fleet};
-use crate::export::RecordWriter;
+use crate::records::RecordWriter;
 use crate::sweep::Sweep;
 
 /// What an export found.

@@ -8,6 +8,7 @@ use futures::TryStreamExt;
 use simfleet::topology::{SweepStatus, JOBS_FILTER, RESULTS_FILTER};
 
 use super::Fleet;
+use crate::table::{self, Align};
 
 /// One sweep's state.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -66,6 +67,7 @@ pub async fn status(fleet: &Fleet, id: Option<&str>) -> anyhow::Result<Vec<Sweep
 
 /// The states as a table.
 pub fn table(states: &[SweepState]) -> String {
+    use Align::{Left as L, Right as R};
     let head = ["sweep", "status", "jobs", "episodes", "queued", "answered", "written", "failed", "progress"];
     let rows: Vec<[String; 9]> = states
         .iter()
@@ -84,28 +86,7 @@ pub fn table(states: &[SweepState]) -> String {
             ]
         })
         .collect();
-    let mut widths: Vec<usize> = head.iter().map(|h| h.len()).collect();
-    for r in &rows {
-        for (w, c) in widths.iter_mut().zip(r) {
-            *w = (*w).max(c.len());
-        }
-    }
-    let line = |cells: Vec<&str>| {
-        let mut s: String = cells
-            .iter()
-            .zip(&widths)
-            .enumerate()
-            .map(|(i, (c, w))| if i < 2 { format!("{c:<w$}") } else { format!("{c:>w$}") })
-            .collect::<Vec<_>>()
-            .join("  ");
-        s.push('\n');
-        s
-    };
-    let mut out = line(head.to_vec());
-    out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect::<Vec<_>>().iter().map(|s| s.as_str()).collect()));
-    for r in &rows {
-        out.push_str(&line(r.iter().map(|s| s.as_str()).collect()));
-    }
+    let mut out = table::render(head, [L, L, R, R, R, R, R, R, R], &rows);
     if states.is_empty() {
         out.push_str("(no sweeps on this server)\n");
     }

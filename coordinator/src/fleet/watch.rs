@@ -10,7 +10,7 @@
 //! again, and whatever of it already reached the file is recognised by its job index.
 //!
 //! Restarting: if the output file exists, its partial tail is cut back to whole jobs
-//! (`import::resume`), the jobs in it and in the failure log count as done, and the durable
+//! ([`crate::records::resume`]), the jobs in it and in the failure log count as done, and the durable
 //! consumer carries on where it stopped. If the output file does not exist, the consumer is
 //! recreated to read the sweep's results from the start.
 
@@ -28,7 +28,7 @@ use simfleet::topology::{result_subject, watch_consumer, SweepEntry, SweepStatus
 use super::dlq::DlqReader;
 use super::failures::{FailedJob, FailureLog};
 use super::Fleet;
-use crate::export::RecordWriter;
+use crate::records::RecordWriter;
 use crate::sweep::Sweep;
 
 /// The most results handled between two flushes.
@@ -147,7 +147,7 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
     let mut states = vec![State::Pending; sweep.job_count() as usize];
     let (mut done, mut failed) = (0, 0);
     let writer = if resume {
-        let found = crate::import::resume(out, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
+        let found = crate::records::resume(out, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
         for &job in found.jobs.keys() {
             if let Some(s) = states.get_mut(job as usize) {
                 *s = State::Done;

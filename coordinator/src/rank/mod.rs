@@ -29,7 +29,7 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use indexmap::IndexMap;
 
-use crate::row::Row;
+use crate::records::Row;
 use crate::sweep::Sweep;
 pub use model::{Fit, Model, PolicyFit};
 
@@ -163,7 +163,7 @@ pub fn rank(file: &Path, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Ve
         None => Membership::default(),
     };
     let mut ranker = Ranker::new(membership);
-    let cut = crate::import::for_each_row(file, |_, row| ranker.add(&row))
+    let cut = crate::records::for_each_row(file, |_, row| ranker.add(&row))
         .with_context(|| format!("cannot read {}", file.display()))?;
     if cut.is_some() {
         eprintln!("warning: {} ends with a partial record, which was skipped", file.display());

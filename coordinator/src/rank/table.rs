@@ -6,6 +6,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 
 use super::model::Fit;
+use crate::table::{self, Align};
 
 fn signed(x: f64) -> String {
     if x.is_nan() {
@@ -65,40 +66,14 @@ pub const HEADINGS: [&str; 8] =
 
 /// Every game's ranking, aligned for a terminal, with notes on skipped policy sets.
 pub fn table(fits: &[Fit], skipped: &IndexMap<String, u64>) -> String {
+    use Align::{Left as L, Right as R};
     let mut out = String::new();
     for (i, fit) in fits.iter().enumerate() {
         if i > 0 {
             out.push('\n');
         }
         let _ = writeln!(out, "{}", heading(fit));
-        let rows = cells(fit);
-        let mut width = HEADINGS.map(|h| h.chars().count());
-        for r in &rows {
-            for (w, c) in width.iter_mut().zip(r) {
-                *w = (*w).max(c.chars().count());
-            }
-        }
-        let numeric = [true, false, true, true, true, true, true, true];
-        let mut line = |cells: &[String]| {
-            let mut s = String::new();
-            for (i, c) in cells.iter().enumerate() {
-                let pad = " ".repeat(width[i] - c.chars().count());
-                s.push_str(if i > 0 { "  " } else { "" });
-                if numeric[i] {
-                    s.push_str(&pad);
-                    s.push_str(c);
-                } else {
-                    s.push_str(c);
-                    s.push_str(&pad);
-                }
-            }
-            let _ = writeln!(out, "{}", s.trim_end());
-        };
-        line(&HEADINGS.map(String::from));
-        line(&width.map(|w| "-".repeat(w)));
-        for r in &rows {
-            line(r);
-        }
+        out.push_str(&table::render(HEADINGS, [R, L, R, R, R, R, R, R], &cells(fit)));
     }
     out.push_str(
         "\ncontribution: change in team reward from one seat of this policy instead of the roster average \

@@ -80,7 +80,7 @@ pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected>
     let mut versions: IndexMap<String, String> = IndexMap::new();
     let mut ranges: IndexMap<(String, String), (Range, Range)> = IndexMap::new();
     let mut mixed = None;
-    let cut = crate::import::for_each_row(file, |_, row| {
+    let cut = crate::records::for_each_row(file, |_, row| {
         if mixed.is_some() {
             return;
         }
@@ -117,7 +117,7 @@ pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected>
         };
         histograms.insert(key.clone(), hist);
     }
-    crate::import::for_each_row(file, |_, row| {
+    crate::records::for_each_row(file, |_, row| {
         if let Some(h) = histograms.get_mut(&(row.game, row.scenario, row.policy_set)) {
             h.reward.add(row.team_reward);
             h.length.add(f64::from(row.length));

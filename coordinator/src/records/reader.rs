@@ -1,39 +1,15 @@
-//! Reading exported rows back: for `summary FILE`, and for a resumed `watch`, which must find the
-//! jobs already in its output and cut off a partial trailing record or job.
+//! Reading a results file back, row by row, whatever its format: for `summary`, `rank` and
+//! `report`, and for a resumed `watch` ([`super::resume`]), which must find the jobs already in
+//! its output and where a partial trailing record begins.
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek};
 use std::path::Path;
 
-use crate::export::Format;
-use crate::row::Row;
-
-/// Why a results file cannot be read.
-#[derive(Debug, thiserror::Error)]
-pub enum ImportError {
-    /// Unknown extension.
-    #[error(transparent)]
-    Format(#[from] crate::export::ExportError),
-    /// Reading failed.
-    #[error("reading {path} failed: {source}")]
-    Io {
-        /// The file.
-        path: String,
-        /// The cause.
-        source: io::Error,
-    },
-    /// A row does not parse.
-    #[error("{path}: row {row} does not parse: {message}")]
-    Row {
-        /// The file.
-        path: String,
-        /// 1-based row number.
-        row: u64,
-        /// Why.
-        message: String,
-    },
-}
+use super::error::ImportError;
+use super::format::Format;
+use super::parquet;
+use super::row::Row;
 
 /// Calls `f` with each row of `path` and its byte offset; stops at the first error. A
 /// partial trailing row (no final newline, or a truncated MessagePack map) is reported as
@@ -102,7 +78,7 @@ pub fn for_each_row(path: &Path, mut f: impl FnMut(u64, Row)) -> Result<Option<u
         }
         Format::Parquet => {
             drop(reader);
-            crate::parquet::reader::for_each_row(path, f).map_err(|(row, message)| rowerr(row, message))?;
+            parquet::reader::for_each_row(path, f).map_err(|(row, message)| rowerr(row, message))?;
             Ok(None)
         }
     }
@@ -131,51 +107,4 @@ fn csv_row(headers: &csv::StringRecord, rec: &csv::StringRecord) -> Result<Row, 
     }
     obj.insert("stats".into(), serde_json::Value::Object(stats));
     serde_json::from_value(serde_json::Value::Object(obj)).map_err(|e| e.to_string())
-}
-
-/// What a resumed `watch` finds in its output file.
-#[derive(Debug, Default)]
-pub struct Resume {
-    /// Rows per job index, of the jobs complete in the file.
-    pub jobs: BTreeMap<u64, u64>,
-    /// Rows kept.
-    pub rows: u64,
-    /// Bytes cut from the end (a partial row or a partial job).
-    pub truncated_bytes: u64,
-}
-
-/// Scans `path` and cuts it back to whole jobs: a partial trailing row, and the rows of a last job
-/// with fewer rows than `expected(job)`, are removed (their result was never acknowledged, so it
-/// will be delivered again).
-pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, ImportError> {
-    if Format::of(path)? == Format::Parquet {
-        // Its offsets are row numbers, not bytes: cutting the file would destroy it.
-        return Err(crate::export::ExportError::NotAppendable.into());
-    }
-    let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
-    let len = std::fs::metadata(path).map_err(ioerr)?.len();
-    let mut jobs: BTreeMap<u64, u64> = BTreeMap::new();
-    // (job, offset of its first row) of the job being read.
-    let mut last: Option<(u64, u64)> = None;
-    let mut cut = for_each_row(path, |offset, row| {
-        if last.map(|(j, _)| j) != Some(row.job) {
-            last = Some((row.job, offset));
-        }
-        *jobs.entry(row.job).or_default() += 1;
-    })?;
-    if let Some((job, start)) = last {
-        if jobs.get(&job).copied().unwrap_or(0) < expected(job) {
-            jobs.remove(&job);
-            cut = Some(start);
-        }
-    }
-    let mut truncated_bytes = 0;
-    if let Some(at) = cut {
-        truncated_bytes = len - at;
-        let f = std::fs::OpenOptions::new().write(true).open(path).map_err(ioerr)?;
-        f.set_len(at).map_err(ioerr)?;
-        f.sync_data().map_err(ioerr)?;
-    }
-    let rows = jobs.values().sum();
-    Ok(Resume { jobs, rows, truncated_bytes })
 }

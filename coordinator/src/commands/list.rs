@@ -1,8 +1,22 @@
-//! `coordinator list`: the games, their scenarios and their policies.
+//! `coordinator list [GAME]`: the games, their scenarios and their policies.
 
 use std::fmt::Write as _;
+use std::process::ExitCode;
 
 use simfleet::GameKind;
+
+/// List the games, their scenarios (with overridable fields) and policies.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Only this game.
+    game: Option<GameKind>,
+}
+
+/// Prints the listing.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    print!("{}", listing(&args.game.into_iter().collect::<Vec<_>>()));
+    Ok(ExitCode::SUCCESS)
+}
 
 /// The listing of `games` (every game when empty), for a terminal.
 pub fn listing(games: &[GameKind]) -> String {

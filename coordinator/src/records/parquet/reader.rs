@@ -10,7 +10,7 @@ use parquet::record::Field;
 use serde_json::Value;
 
 use super::schema::JSON_COLUMNS_KEY;
-use crate::row::Row;
+use crate::records::row::Row;
 
 fn value(field: &Field, json_text: bool) -> Result<Value, String> {
     Ok(match field {

@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::columns::{Column, Values};
 use super::schema::{schema, StatKind, JSON_COLUMNS_KEY};
-use crate::export::ExportError;
-use crate::row::RowRef;
+use crate::records::error::ExportError;
+use crate::records::row::RowRef;
 
 /// Rows per row group.
 pub const ROW_GROUP_ROWS: usize = 1 << 16;

@@ -1,99 +1,21 @@
 //! Writing episode rows to a file whose format is chosen by its extension: `.jsonl` (one object
 //! a line), `.csv` (one fixed header), `.msgpack` (named-field maps, concatenated, no outer
-//! array), `.parquet` (row groups of 64k rows, see [`crate::parquet`]). Writers stream: memory
+//! array), `.parquet` (row groups of 64k rows, see [`super::parquet`]). Writers stream: memory
 //! does not grow with the number of rows. Call [`RecordWriter::finish`] when done: a Parquet
 //! file is readable only once its footer is written.
 
 use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use simfleet::protocol::JobResult;
 use simfleet::GameKind;
 
-use crate::parquet::ParquetSink;
-use crate::row::RowRef;
-use crate::row_encoder::RowEncoder;
-
-/// An export format.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
-    /// JSON Lines.
-    Jsonl,
-    /// Comma-separated values with one header.
-    Csv,
-    /// Concatenated MessagePack maps.
-    Msgpack,
-    /// Apache Parquet.
-    Parquet,
-}
-
-impl Format {
-    /// The format of `path`, by extension.
-    pub fn of(path: &Path) -> Result<Format, ExportError> {
-        match path.extension().and_then(|e| e.to_str()) {
-            Some("jsonl") => Ok(Format::Jsonl),
-            Some("csv") => Ok(Format::Csv),
-            Some("msgpack") => Ok(Format::Msgpack),
-            Some("parquet") => Ok(Format::Parquet),
-            other => Err(ExportError::UnknownFormat(other.unwrap_or("").to_string())),
-        }
-    }
-}
-
-/// Why an export failed.
-#[derive(Debug, thiserror::Error)]
-pub enum ExportError {
-    /// The extension names no format.
-    #[error(
-        "cannot tell the format of the output file from its extension {0:?}: use .jsonl, .csv, .msgpack or .parquet"
-    )]
-    UnknownFormat(String),
-    /// Writing failed.
-    #[error("writing the output file failed: {0}")]
-    Io(#[from] io::Error),
-    /// A CSV-specific failure.
-    #[error("writing CSV failed: {0}")]
-    Csv(#[from] csv::Error),
-    /// A Parquet-specific failure.
-    #[error("writing Parquet failed: {0}")]
-    Parquet(#[from] parquet::errors::ParquetError),
-    /// A stats value that does not fit the Parquet column type fixed by the first row group.
-    #[error(
-        "stats key {key:?} held {kind} in the first row group of the Parquet file but now holds {value}: \
-         a Parquet column keeps one type; export to .jsonl or .csv instead"
-    )]
-    StatType {
-        /// The stats key.
-        key: String,
-        /// What the column holds.
-        kind: &'static str,
-        /// The value that does not fit.
-        value: String,
-    },
-    /// Parquet files cannot be appended to.
-    #[error(
-        "cannot append to a Parquet file (its footer is written once, at the end): write .jsonl, .csv or \
-         .msgpack to resume, and convert afterwards"
-    )]
-    NotAppendable,
-    /// The writer failed earlier or is finished.
-    #[error("the Parquet writer failed earlier or is already finished; the file is incomplete")]
-    Failed,
-}
-
-/// The CSV stats columns of a sweep's games: every stats key of each game, in game order, once.
-pub fn stat_columns(games: &[GameKind]) -> Vec<&'static str> {
-    let mut cols: Vec<&'static str> = Vec::new();
-    for g in games {
-        for k in g.info().stat_keys {
-            if !cols.contains(k) {
-                cols.push(k);
-            }
-        }
-    }
-    cols
-}
+use super::encoder::RowEncoder;
+use super::error::ExportError;
+use super::format::Format;
+use super::parquet::ParquetSink;
+use super::row::{stat_columns, RowRef};
 
 enum Sink {
     /// `.jsonl`, `.csv`, `.msgpack`: rows encoded by `enc` into `scratch`, then written.

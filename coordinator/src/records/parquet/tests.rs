@@ -5,8 +5,8 @@ use serde_json::{json, Value};
 use simfleet::protocol::StatsMap;
 
 use super::writer::ParquetSink;
-use crate::import::for_each_row;
-use crate::row::{Row, RowRef};
+use crate::records::reader::for_each_row;
+use crate::records::row::{Row, RowRef};
 
 /// Two games, so the stats columns of both appear (and deception's JSON-text columns).
 const SWEEP: &str = r#"
@@ -34,8 +34,8 @@ fn export_both(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::write(&sweep, SWEEP).unwrap();
     let pq = dir.join("out.parquet");
     let jl = dir.join("out.jsonl");
-    let a = crate::commands::run(&sweep, &pq, Some(2), false).unwrap();
-    let b = crate::commands::run(&sweep, &jl, Some(2), false).unwrap();
+    let a = crate::embedded::play(&sweep, &pq, Some(2), false).unwrap();
+    let b = crate::embedded::play(&sweep, &jl, Some(2), false).unwrap();
     assert!(a.failures.is_empty() && b.failures.is_empty(), "{:?} {:?}", a.failures, b.failures);
     assert_eq!(a.records, 300);
     assert_eq!(b.records, 300);
@@ -197,8 +197,8 @@ fn parquet_cannot_be_appended_to_or_resumed() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("x.parquet");
     std::fs::write(&path, b"").unwrap();
-    let e = crate::export::RecordWriter::append(&path, &[]).err().expect("append must fail");
+    let e = crate::records::RecordWriter::append(&path, &[]).err().expect("append must fail");
     assert!(e.to_string().contains("cannot append to a Parquet file"), "{e}");
-    let e = crate::import::resume(&path, |_| 1).expect_err("resume must refuse to cut a Parquet file");
+    let e = crate::records::resume(&path, |_| 1).expect_err("resume must refuse to cut a Parquet file");
     assert!(e.to_string().contains("cannot append to a Parquet file"), "{e}");
 }

@@ -9,8 +9,9 @@ use std::io;
 
 use simfleet::protocol::JobResult;
 
-use crate::export::{ExportError, Format};
-use crate::row::{RowRef, SCALAR_COLUMNS};
+use super::error::ExportError;
+use super::format::Format;
+use super::row::{RowRef, SCALAR_COLUMNS};
 
 /// Encodes rows of one line format. Cheap to clone; shareable across threads.
 #[derive(Clone, Debug)]
@@ -122,8 +123,7 @@ mod tests {
     use simfleet::protocol::{Job, PolicySet, SeedRange};
     use simfleet::{run_job, GameKind, RunEnv, PROTOCOL_VERSION};
 
-    use crate::export::RecordWriter;
-    use crate::summary::Summary;
+    use crate::records::RecordWriter;
 
     fn result(game: &str, scenario: &str, seats: &[&str], start: u64) -> simfleet::JobResult {
         let job = Job {
@@ -165,23 +165,5 @@ mod tests {
             assert_eq!(std::fs::read(&direct).unwrap(), std::fs::read(&encoded).unwrap(), ".{ext}");
         }
         assert!(RecordWriter::create(&dir.path().join("c.parquet"), &games).unwrap().encoder().is_none());
-    }
-
-    #[test]
-    fn merged_job_summaries_equal_one_running_summary() {
-        let results: Vec<_> = (0..5).map(|i| result("bucket_brigade", "hard", &["random"; 4], i * 40)).collect();
-        let mut running = Summary::default();
-        let mut merged = Summary::default();
-        for r in &results {
-            running.add_result(r).unwrap();
-            let mut part = Summary::default();
-            part.add_result(r).unwrap();
-            merged.merge(&part).unwrap();
-        }
-        let (a, b) = (running.cells.values().next().unwrap(), merged.cells.values().next().unwrap());
-        assert_eq!((a.episodes, &a.outcomes), (b.episodes, &b.outcomes));
-        assert!((a.mean() - b.mean()).abs() < 1e-9 && (a.ci95() - b.ci95()).abs() < 1e-9);
-        assert!((a.mean_length() - b.mean_length()).abs() < 1e-12);
-        assert_eq!(running.table(), merged.table());
     }
 }

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 use simfleet::protocol::{EpisodeRecord, JobResult, StatsMap};
+use simfleet::GameKind;
 
 /// One exported row, borrowing from a [`JobResult`] (what writers serialise).
 #[derive(Clone, Copy, Serialize)]
@@ -108,3 +109,17 @@ pub const SCALAR_COLUMNS: [&str; 11] = [
     "truncated",
     "team_reward",
 ];
+
+/// The stats columns of a sweep's games (CSV and Parquet): every stats key of each game, in game
+/// order, once.
+pub fn stat_columns(games: &[GameKind]) -> Vec<&'static str> {
+    let mut cols: Vec<&'static str> = Vec::new();
+    for g in games {
+        for k in g.info().stat_keys {
+            if !cols.contains(k) {
+                cols.push(k);
+            }
+        }
+    }
+    cols
+}

@@ -1,0 +1,76 @@
+//! The `coordinator` subcommands, one module each: its clap arguments (`Args`, whose doc
+//! comment is the command's `--help` text) and its `run`, which does the work through the library
+//! modules, prints what happened and returns the exit code. `main.rs` parses and dispatches.
+//!
+//! Exit codes: 0 done; 1 done, but jobs failed (`run`, `watch`, `submit --watch`); 2 an error,
+//! printed by `main.rs`.
+//!
+//! The fleet commands (`submit`, `watch`, `status`, `results`, `cancel`) also take the
+//! connection flags every command accepts, [`FleetArgs`].
+
+pub mod arena;
+pub mod cancel;
+pub mod list;
+pub mod rank;
+pub mod replay;
+pub mod report;
+pub mod results;
+pub mod run;
+pub mod status;
+pub mod submit;
+pub mod summary;
+pub mod watch;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::Context;
+
+use crate::fleet::failures::FailedJob;
+use crate::fleet::{FleetFlags, FleetSettings};
+
+/// Connection flags of the fleet commands (submit, watch, status, results, cancel).
+#[derive(clap::Args, Debug)]
+pub struct FleetArgs {
+    /// NATS server URL [default: $NATS_URL, else nats://127.0.0.1:4222]. Also
+    /// SIMFLEET_COORDINATOR__NATS_URL or `nats_url` in --config.
+    #[arg(long, global = true, value_name = "URL")]
+    nats_url: Option<String>,
+    /// A TOML file with `nats_url`, `metrics_listen` and an `[auth]` table (user + password,
+    /// token, nkey_seed or creds_file, each also as *_file; tls_ca_file), as the worker's.
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Serve `simfleet_sweep_jobs` on http://ADDR/metrics while `watch` runs (for Prometheus);
+    /// at the end, `watch` waits up to 15 s for one last scrape of the final counts.
+    #[arg(long, global = true, value_name = "ADDR")]
+    metrics_listen: Option<String>,
+}
+
+impl FleetArgs {
+    /// The settings from these flags, the environment and the `--config` file.
+    pub fn settings(&self) -> anyhow::Result<FleetSettings> {
+        let flags = FleetFlags {
+            config: self.config.clone(),
+            nats_url: self.nats_url.clone(),
+            metrics_listen: self.metrics_listen.clone(),
+        };
+        let env: HashMap<String, String> = std::env::vars().collect();
+        Ok(FleetSettings::load(&flags, &env)?)
+    }
+}
+
+/// The async runtime of a fleet command.
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread().enable_all().build().context("cannot start the async runtime")
+}
+
+/// Lists failed jobs on stdout, after a blank line (nothing when there are none).
+fn print_failures(failures: &[FailedJob]) {
+    if failures.is_empty() {
+        return;
+    }
+    println!("\n{} job(s) failed:", failures.len());
+    for f in failures {
+        println!("  job {}: {} ({})", f.job, f.error, f.kind);
+    }
+}

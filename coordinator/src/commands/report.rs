@@ -1,0 +1,33 @@
+//! `coordinator report FILE --out report.html`: a self-contained HTML report of a results file
+//! ([`crate::report`]).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Write a self-contained HTML report of a results file (inline SVG, no network): summary
+/// table, outcome shares with 95% intervals, team-reward and episode-length histograms per
+/// cell, and the ranking when the policy sets are teams.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The results file (.jsonl, .csv, .msgpack or .parquet).
+    file: PathBuf,
+    /// The HTML file to write.
+    #[arg(long)]
+    out: PathBuf,
+    /// Take each policy set's seats from this sweep file for the ranking (see `rank`).
+    #[arg(long, value_name = "SWEEP")]
+    sweep: Option<PathBuf>,
+}
+
+/// Writes the page and says what is in it.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let w = crate::report::report(&args.file, args.sweep.as_deref(), &args.out)?;
+    println!(
+        "report written to {}: {} episodes, {} cells, {} game(s) ranked",
+        args.out.display(),
+        w.episodes,
+        w.cells,
+        w.ranked
+    );
+    Ok(ExitCode::SUCCESS)
+}

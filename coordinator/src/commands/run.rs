@@ -1,0 +1,53 @@
+//! `coordinator run SWEEP --out FILE`: play a sweep in-process ([`crate::embedded`]), then print
+//! the summary table, the throughput and any failed jobs.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use crate::embedded::{self, RunReport};
+
+/// Play a sweep in-process on all cores (no server needed), write every episode record to
+/// --out, then print the summary table. Results are identical to a fleet run.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The sweep file (TOML; see examples/).
+    sweep: PathBuf,
+    /// Output file; the format follows the extension: .jsonl, .csv, .msgpack or .parquet.
+    #[arg(long)]
+    out: PathBuf,
+    /// Threads to play on [default: all cores].
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Do not draw a progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Plays the sweep; exit code 1 when a job failed.
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let report = embedded::play(&args.sweep, &args.out, args.threads, !args.quiet)?;
+    print_report(&report, &args.out);
+    Ok(if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Prints a run's summary, failures and throughput to stdout.
+fn print_report(report: &RunReport, out: &Path) {
+    let mut stdout = std::io::stdout().lock();
+    let _ = write!(stdout, "{}", report.summary.table());
+    let secs = report.elapsed.as_secs_f64();
+    let _ = writeln!(
+        stdout,
+        "\n{} episodes written to {} in {:.1} s ({:.0} episodes/s)",
+        report.records,
+        out.display(),
+        secs,
+        report.records as f64 / secs.max(1e-9)
+    );
+    if !report.failures.is_empty() {
+        let _ = writeln!(stdout, "\n{} job(s) failed:", report.failures.len());
+        for f in &report.failures {
+            let _ = writeln!(stdout, "  job {}: {}", f.index, f.error);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! `coordinator submit SWEEP [--watch --out FILE]`: publish a sweep's jobs to the fleet
+//! ([`crate::fleet::submit`]), print the sweep id, and optionally watch it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use super::{runtime, watch, FleetArgs};
+use crate::fleet::{self, Fleet};
+use crate::progress;
+use crate::sweep::Sweep;
+
+/// Publish a sweep's jobs to the fleet over NATS JetStream and print the sweep id.
+/// Submitting the same sweep again publishes nothing twice. With --watch, then watch it.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The sweep file (TOML; see examples/).
+    sweep: PathBuf,
+    /// Watch the sweep after submitting it (needs --out).
+    #[arg(long, requires = "out")]
+    watch: bool,
+    /// With --watch: where the records go (.jsonl, .csv, .msgpack or .parquet).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Do not draw progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Publishes the jobs, then watches them with --watch (exit code 1 when a job failed).
+pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
+    let settings = fleet_args.settings()?;
+    let progress = !args.quiet;
+    let path = &args.sweep;
+    let definition = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let sweep = Sweep::parse(&definition, &path.display().to_string())?;
+    runtime()?.block_on(async {
+        let fleet = Fleet::connect(&settings).await?;
+        let jobs_bar = progress::publish_bar(progress, sweep.job_count());
+        let started = std::time::Instant::now();
+        let report = fleet::submit::submit(&fleet, &sweep, &definition, &jobs_bar).await?;
+        jobs_bar.finish_and_clear();
+        let secs = started.elapsed().as_secs_f64();
+        eprintln!(
+            "{}: {} jobs ({} episodes): {} published, {} already answered, {} dropped as duplicates ({:.0} jobs/s)",
+            report.sweep,
+            report.jobs,
+            sweep.episode_count(),
+            report.published,
+            report.skipped,
+            report.duplicates,
+            report.published as f64 / secs.max(1e-9)
+        );
+        // The sweep id alone on stdout, for scripts: `id=$(coordinator submit s.toml)`.
+        println!("{}", report.sweep);
+        match args.out.as_deref().filter(|_| args.watch) {
+            Some(out) => watch::follow(&settings, &fleet, &report.sweep, out, progress).await,
+            None => Ok(ExitCode::SUCCESS),
+        }
+    })
+}

@@ -1,0 +1,80 @@
+//! `coordinator watch ID --out FILE`: collect a submitted sweep's results into a file
+//! ([`crate::fleet::watch`]) with a progress bar, then print the summary and any failed jobs.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use super::{print_failures, runtime, FleetArgs};
+use crate::fleet::{self, Fleet, FleetSettings};
+use crate::progress;
+
+/// Collect a submitted sweep's results into --out with a progress bar (episodes/s, ETA),
+/// until every job has a result or has failed; then print the summary and any failed jobs.
+/// Run it again with the same --out after an interruption: it resumes where it stopped.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The sweep id that `submit` printed.
+    id: String,
+    /// Output file (.jsonl, .csv or .msgpack; .parquet cannot be resumed). Failed jobs go to
+    /// FILE.failed.jsonl.
+    #[arg(long)]
+    out: PathBuf,
+    /// Do not draw a progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Watches the sweep to its end; exit code 1 when a job failed.
+pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
+    let settings = fleet_args.settings()?;
+    runtime()?.block_on(async {
+        let fleet = Fleet::connect(&settings).await?;
+        follow(&settings, &fleet, &args.id, &args.out, !args.quiet).await
+    })
+}
+
+/// Watches sweep `id` into `out` on an open connection (`watch`, and `submit --watch`).
+pub(super) async fn follow(
+    settings: &FleetSettings,
+    fleet: &Fleet,
+    id: &str,
+    out: &Path,
+    progress: bool,
+) -> anyhow::Result<ExitCode> {
+    if let Some(addr) = settings.metrics_listen {
+        let bound = fleet::metrics::serve(addr).await?;
+        eprintln!("serving simfleet_sweep_jobs on http://{bound}/metrics");
+    }
+    let bar = progress::episodes(progress, 0);
+    let report = fleet::watch::watch(fleet, id, out, &bar).await?;
+    if settings.metrics_listen.is_some() {
+        // The final counts are recorded; let Prometheus see them before the listener goes away.
+        fleet::metrics::await_next_scrape(fleet::metrics::FINAL_SCRAPE_TIMEOUT).await;
+    }
+    let secs = report.elapsed.as_secs_f64();
+    let table = match &report.summary {
+        Some(s) => s.table(),
+        None => super::summary::summarise(out)?.table(),
+    };
+    print!("{table}");
+    println!(
+        "\n{}: {} of {} jobs written to {} ({} records this run in {:.1} s, {:.0} records/s; {} found in the file at start; {} duplicate results dropped)",
+        report.sweep,
+        report.jobs_done,
+        report.jobs_total,
+        out.display(),
+        report.records_written,
+        secs,
+        report.records_written as f64 / secs.max(1e-9),
+        report.resumed_jobs,
+        report.duplicates,
+    );
+    if report.cancelled {
+        println!("the sweep was cancelled");
+    }
+    print_failures(&report.failures);
+    if !report.failures.is_empty() {
+        println!("(also in {})", fleet::failures::FailureLog::path_for(out).display());
+    }
+    Ok(if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

@@ -1,0 +1,43 @@
+//! Results files: the exported episode row, the four formats (JSON Lines, CSV, MessagePack,
+//! Parquet), writing them as records stream in and reading them back.
+//!
+//! Every command that writes records (`run`, `watch`, `results`) goes through [`RecordWriter`];
+//! every command that reads them (`summary`, `rank`, `report`, a resumed `watch`) goes through
+//! [`for_each_row`], so a format is added or changed here and nowhere else.
+//!
+//! # Layout
+//!
+//! Each module imports only modules of a lower layer (a test, `tests.rs`, checks it), so there
+//! is no import circle:
+//!
+//! 0. [`row`]: [`RowRef`] (what writers serialise, borrowed from a `JobResult`), [`Row`] (what
+//!    readers produce), the column names. [`error`]: [`ExportError`], [`ImportError`].
+//! 1. [`format`]: [`Format`], chosen by a file's extension.
+//! 2. [`encoder`]: [`RowEncoder`], rows to the bytes of the line formats, on any thread.
+//!    [`parquet`]: the Parquet schema, column buffers, streaming writer and reader.
+//! 3. [`writer`]: [`RecordWriter`], a file of any format. [`reader`]: [`for_each_row`], any
+//!    format back into [`Row`]s.
+//! 4. [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
+//!
+//! A new kind of row belongs in layer 0 beside [`row`], a new reader of the same files in layer
+//! 3 beside [`reader`].
+
+pub mod encoder;
+pub mod error;
+pub mod format;
+pub mod parquet;
+pub mod reader;
+pub mod resume;
+pub mod row;
+pub mod writer;
+
+#[cfg(test)]
+mod tests;
+
+pub use encoder::RowEncoder;
+pub use error::{ExportError, ImportError};
+pub use format::Format;
+pub use reader::for_each_row;
+pub use resume::{resume, Resume};
+pub use row::{stat_columns, Row, RowRef, SCALAR_COLUMNS};
+pub use writer::RecordWriter;
