@@ -5,7 +5,8 @@
 //!
 //! - [`nats_server`]: [`NatsServer`] (`start`, `start_with_config`, `restart`, `client_url`).
 //! - [`running_worker`]: [`RunningWorker`], `worker::run` in a task; [`test_settings`].
-//! - [`worker_process`]: [`WorkerProcess`], the `worker` binary (build it first).
+//! - [`worker_process`]: [`WorkerProcess`], the `worker` binary, and both binaries' paths (built
+//!   on first use).
 //! - [`jobs`]: job builders and publishing; [`results`]: reading results and queue depth.
 //! - [`prometheus`]: a real Prometheus scraping given targets, queried over its HTTP API.
 //! - [`scrape`]: HTTP GET and Prometheus text lookups; [`wait`]: conditions with timeouts.

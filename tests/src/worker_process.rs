@@ -1,48 +1,72 @@
-//! The real `worker` binary as a child process, for what only a process can show: exit codes,
-//! signals, the metrics listener of its own recorder.
+//! The real `worker` and `coordinator` binaries as child processes, for what only a process can
+//! show: exit codes, signals, the metrics listener of its own recorder.
 //!
-//! Cargo builds a package's binaries only for that package's own tests, so this crate cannot
-//! name `worker` with `env!("CARGO_BIN_EXE_worker")`. It is looked for in the target dir next
-//! to the test executable (`target/<profile>/worker`). **Build it first**: the test command is
-//! `cargo build -p simfleet-worker && cargo test -p simfleet-tests` (`.ci/run` builds the
-//! workspace binaries before testing). A missing binary fails with that command.
+//! Cargo hands a package's tests `CARGO_BIN_EXE_<name>` only for that package's own binaries,
+//! and these are other packages' binaries, so the first test that needs one builds them: it runs
+//! `cargo build --workspace --bins` with the cargo that runs the tests (`$CARGO`), for the test
+//! executable's profile and target dir, once per test process. When the binaries are up to date
+//! that is a no-op of a second or two, so `cargo test` alone needs no build step before it.
 
 use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use crate::wait::wait_until;
 
 /// `target/<profile>/worker`, beside the `deps/` folder of the running test binary.
 pub fn worker_binary() -> PathBuf {
-    target_binary("worker", "simfleet-worker")
+    target_binary("worker")
 }
 
 /// `target/<profile>/coordinator`.
 pub fn coordinator_binary() -> PathBuf {
-    target_binary("coordinator", "simfleet-coordinator")
+    target_binary("coordinator")
 }
 
-/// `target/<profile>/<name>` of cargo package `package`, which must have been built; or
-/// `$SIMFLEET_BIN_DIR/<name>`, to run the suite against other builds of the binaries (e.g.
-/// `SIMFLEET_BIN_DIR=target/release`, built as the container image builds them).
-fn target_binary(name: &str, package: &str) -> PathBuf {
-    let exe = std::env::current_exe().expect("the test executable's path");
-    let profile_dir = match std::env::var_os("SIMFLEET_BIN_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => exe.parent().and_then(|deps| deps.parent()).expect("target/<profile>/deps/<test>").to_path_buf(),
-    };
-    let bin = profile_dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        bin.is_file(),
-        "{} is missing: run `cargo build -p {package}` before `cargo test -p simfleet-tests` (scripts/test does)",
-        bin.display()
-    );
+/// `<dir>/<name>`, where `dir` is the test binary's `target/<profile>`, with the workspace's
+/// binaries built there first; or `$SIMFLEET_BIN_DIR`, to run the suite against other builds of
+/// the binaries (e.g. `SIMFLEET_BIN_DIR=target/release`, built as the container image builds
+/// them), which are not built.
+fn target_binary(name: &str) -> PathBuf {
+    static BIN_DIR: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let dir = BIN_DIR.get_or_init(|| match std::env::var_os("SIMFLEET_BIN_DIR") {
+        Some(dir) => Ok(PathBuf::from(dir)),
+        None => build_binaries(),
+    });
+    let dir = dir.as_ref().unwrap_or_else(|e| panic!("{e}"));
+    let bin = dir.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.is_file(), "{} is missing", bin.display());
     bin
+}
+
+/// Builds the workspace's binaries into the running test binary's `target/<profile>`, and
+/// returns that folder.
+fn build_binaries() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("the test executable's path: {e}"))?;
+    let profile_dir: &Path = exe.parent().and_then(Path::parent).ok_or("the test is not in target/<profile>/deps/")?;
+    let target_dir = profile_dir.parent().ok_or("the test is not in target/<profile>/deps/")?;
+    // `cargo test` builds tests with the `test` profile into target/debug, the `dev` profile's
+    // folder; `--release` with `bench` into target/release; a custom profile into its own name.
+    let profile = match profile_dir.file_name().and_then(|n| n.to_str()) {
+        Some("debug") => "dev",
+        Some(other) => other,
+        None => return Err(format!("{} names no profile", profile_dir.display())),
+    };
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let mut cmd = Command::new(&cargo);
+    cmd.args(["build", "--workspace", "--bins", "--profile", profile]).arg("--manifest-path").arg(&manifest);
+    cmd.arg("--target-dir").arg(target_dir);
+    eprintln!("building the binaries the integration tests run: {cmd:?}");
+    let status = cmd.status().map_err(|e| format!("cannot run {}: {e}", cargo.to_string_lossy()))?;
+    if !status.success() {
+        return Err(format!("building the worker and coordinator binaries failed ({status}): {cmd:?}"));
+    }
+    Ok(profile_dir.to_path_buf())
 }
 
 /// A running `worker` process with its stderr (JSON log lines) collected.

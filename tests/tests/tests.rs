@@ -1,6 +1,6 @@
 //! The one integration test binary. Every test starts its own real nats-server (see
-//! `simfleet_tests::NatsServer`); tests that run the `worker` binary need
-//! `cargo build -p simfleet-worker` first.
+//! `simfleet_tests::NatsServer`); the first test that runs the `worker` or `coordinator` binary
+//! builds them (`simfleet_tests::worker_process`).
 
 // The fleet end to end: submit and watch against the embedded run, crashes, restarts, resubmits.
 mod fleet;
