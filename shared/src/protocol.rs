@@ -270,10 +270,75 @@ impl JobResult {
 pub struct DecodeError(#[from] rmp_serde::decode::Error);
 
 /// Encodes any protocol value as a named-field MessagePack map.
-pub fn encode<T: Serialize>(value: &T) -> Vec<u8> {
+pub fn encode<T: Serialize + 'static>(value: &T) -> Vec<u8> {
+    // A result, what every worker encodes once per job, is written field by field so that its
+    // records' typed stats take their game's own encoder; the bytes are the same.
+    if let Some(result) = (value as &dyn std::any::Any).downcast_ref::<JobResult>() {
+        return encode_result(result);
+    }
     // Serialising these plain structs into a Vec cannot fail: no maps with non-string keys, no
     // I/O. A failure would be a bug in a derive, so it is allowed to panic.
     rmp_serde::to_vec_named(value).expect("protocol values always encode")
+}
+
+/// A [`JobResult`] as `rmp_serde::to_vec_named` writes it: a map of its fields in declaration
+/// order, each record a map of its own, but each record's stats written by
+/// [`Stats::write_msgpack`] (typed stats without `erased_serde`). The destructuring names every
+/// field, so a field added to either struct does not compile until it is written here too.
+fn encode_result(result: &JobResult) -> Vec<u8> {
+    fn head(out: &mut Vec<u8>, len: usize, map: bool) {
+        let len = u32::try_from(len).expect("fewer than 2^32 entries");
+        let written = if map { rmp::encode::write_map_len(out, len) } else { rmp::encode::write_array_len(out, len) };
+        written.expect("writing to a Vec cannot fail");
+    }
+    fn field<T: Serialize + ?Sized>(out: &mut Vec<u8>, name: &str, value: &T) {
+        rmp::encode::write_str(out, name).expect("writing to a Vec cannot fail");
+        rmp_serde::encode::write_named(out, value).expect("protocol values always encode");
+    }
+    let JobResult {
+        protocol_version,
+        sweep,
+        index,
+        worker,
+        engine_version,
+        game,
+        scenario,
+        policy_set,
+        elapsed_seconds,
+        replays,
+        records,
+        error,
+    } = result;
+    let mut out = Vec::with_capacity(256 + records.len() * 256);
+    head(&mut out, 12, true);
+    field(&mut out, "protocol_version", protocol_version);
+    field(&mut out, "sweep", sweep);
+    field(&mut out, "index", index);
+    field(&mut out, "worker", worker);
+    field(&mut out, "engine_version", engine_version);
+    field(&mut out, "game", game);
+    field(&mut out, "scenario", scenario);
+    field(&mut out, "policy_set", policy_set);
+    field(&mut out, "elapsed_seconds", elapsed_seconds);
+    field(&mut out, "replays", replays);
+    rmp::encode::write_str(&mut out, "records").expect("writing to a Vec cannot fail");
+    head(&mut out, records.len(), false);
+    for record in records {
+        let EpisodeRecord { seed, outcome, length, truncated, team_reward, agent_rewards, trajectory_hash, stats } =
+            record;
+        head(&mut out, 8, true);
+        field(&mut out, "seed", seed);
+        field(&mut out, "outcome", outcome);
+        field(&mut out, "length", length);
+        field(&mut out, "truncated", truncated);
+        field(&mut out, "team_reward", team_reward);
+        field(&mut out, "agent_rewards", agent_rewards);
+        field(&mut out, "trajectory_hash", trajectory_hash);
+        rmp::encode::write_str(&mut out, "stats").expect("writing to a Vec cannot fail");
+        stats.write_msgpack(&mut out);
+    }
+    field(&mut out, "error", error);
+    out
 }
 
 /// Decodes a protocol value.
@@ -348,6 +413,57 @@ mod tests {
         let back: JobResult = decode(&encode(&res)).unwrap();
         assert_eq!(back, res);
         assert_eq!(back.error.unwrap().to_string(), "invalid scenario.num_agents = 11: must be within 4..=10");
+    }
+
+    /// Typed stats of no game: a struct with the shapes games use.
+    #[derive(Debug, Serialize)]
+    struct Figures {
+        rounds: Vec<(u32, Option<&'static str>)>,
+        rate: Option<f64>,
+        by_seat: std::collections::BTreeMap<String, u32>,
+    }
+
+    impl crate::stats::TypedStats for Figures {
+        fn to_map(&self) -> StatsMap {
+            crate::stats::map_of(self)
+        }
+
+        fn write_msgpack(&self, out: &mut Vec<u8>) {
+            crate::stats::write_msgpack_of(self, out);
+        }
+    }
+
+    #[test]
+    fn a_result_encodes_field_by_field_to_the_derives_bytes() {
+        let typed = Figures {
+            rounds: vec![(1, Some("save_minority")), (2, None)],
+            rate: Some(0.5),
+            by_seat: [("2".to_string(), 7), ("10".to_string(), 0)].into(),
+        };
+        let mut with_typed = sample_record();
+        with_typed.stats = Stats::typed(typed);
+        let mut res = JobResult {
+            protocol_version: PROTOCOL_VERSION,
+            sweep: "s-000000000000".into(),
+            index: u64::MAX,
+            worker: "w1".into(),
+            engine_version: "0.1.0+trolley-rules-1".into(),
+            game: "trolley".into(),
+            scenario: "balanced_5p".into(),
+            policy_set: "p".into(),
+            elapsed_seconds: 0.25,
+            replays: Some(vec!["{}".into()]),
+            records: vec![sample_record(), with_typed, sample_record()],
+            error: None,
+        };
+        // `rmp_serde` on the derive (typed stats through `erased_serde`) is the reference.
+        assert_eq!(encode(&res), rmp_serde::to_vec_named(&res).unwrap());
+        let back: JobResult = decode(&encode(&res)).unwrap();
+        assert_eq!(back, res);
+        res.records.clear();
+        res.replays = None;
+        res.error = Some(JobError::new(JobErrorKind::EnginePanic, "boom"));
+        assert_eq!(encode(&res), rmp_serde::to_vec_named(&res).unwrap());
     }
 
     #[test]

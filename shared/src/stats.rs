@@ -8,8 +8,11 @@
 //! stats as a map (`Deref`) builds that map once, on first use; records decoded from MessagePack
 //! or JSON are always maps.
 //!
-//! The protocol names no game: typed stats travel as a trait object, serialized through
-//! `erased_serde` by whatever serializer encodes the record.
+//! The protocol names no game: typed stats travel as a trait object. The two paths every
+//! episode takes are the game's own, monomorphic code: [`TypedStats::to_map`] (reading the stats
+//! as a map, which the exports do) and [`TypedStats::write_msgpack`] (a result encoded by
+//! `protocol::encode`). Any other serializer goes through `erased_serde`, correct but about twice
+//! as slow, which only tests and one-off conversions use.
 
 use std::fmt;
 use std::ops::{Deref, DerefMut};
@@ -23,8 +26,31 @@ pub type StatsMap = serde_json::Map<String, Value>;
 
 /// A game's typed stats. Implemented by the game's own stats struct, whose `Serialize` must
 /// write one JSON object (string keys), the same as the map the game's spec lists: a test per
-/// game compares the bytes.
-pub trait TypedStats: erased_serde::Serialize + fmt::Debug + Send + Sync + 'static {}
+/// game compares the bytes. The two methods are [`map_of`] and [`write_msgpack_of`] of `self`,
+/// written out per game so that they are compiled for its type.
+pub trait TypedStats: erased_serde::Serialize + fmt::Debug + Send + Sync + 'static {
+    /// The map these stats stand for.
+    fn to_map(&self) -> StatsMap;
+
+    /// Appends the MessagePack of these stats (named fields), the bytes of [`TypedStats::to_map`]'s
+    /// map.
+    fn write_msgpack(&self, out: &mut Vec<u8>);
+}
+
+/// The map a typed stats value serializes to ([`TypedStats::to_map`]).
+pub fn map_of<T: Serialize + ?Sized>(value: &T) -> StatsMap {
+    match serde_json::to_value(value) {
+        Ok(Value::Object(m)) => m,
+        // Typed stats are structs of numbers, strings, lists and maps with string keys.
+        other => unreachable!("typed stats serialize to a JSON object, not {other:?}"),
+    }
+}
+
+/// Appends the named-field MessagePack of `value` to `out` ([`TypedStats::write_msgpack`]).
+pub fn write_msgpack_of<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
+    // Into a Vec, with string keys only: cannot fail (see `protocol::encode`).
+    rmp_serde::encode::write_named(out, value).expect("typed stats always encode");
+}
 
 erased_serde::serialize_trait_object!(TypedStats);
 
@@ -60,16 +86,17 @@ impl Stats {
     pub fn into_map(self) -> StatsMap {
         match self.0 {
             Repr::Map(m) => m,
-            Repr::Typed { typed, map } => map.into_inner().unwrap_or_else(|| to_map(&*typed)),
+            Repr::Typed { typed, map } => map.into_inner().unwrap_or_else(|| typed.to_map()),
         }
     }
-}
 
-fn to_map(typed: &dyn TypedStats) -> StatsMap {
-    match serde_json::to_value(typed) {
-        Ok(Value::Object(m)) => m,
-        // Typed stats are structs of numbers, strings, lists and maps with string keys.
-        other => unreachable!("typed stats serialize to a JSON object, not {other:?}"),
+    /// Appends the named-field MessagePack of these stats to `out`: what `protocol::encode`
+    /// writes for them, through the game's own code when they are typed.
+    pub fn write_msgpack(&self, out: &mut Vec<u8>) {
+        match &self.0 {
+            Repr::Map(m) => write_msgpack_of(m, out),
+            Repr::Typed { typed, .. } => typed.write_msgpack(out),
+        }
     }
 }
 
@@ -91,7 +118,7 @@ impl Deref for Stats {
     fn deref(&self) -> &StatsMap {
         match &self.0 {
             Repr::Map(m) => m,
-            Repr::Typed { typed, map } => map.get_or_init(|| to_map(&**typed)),
+            Repr::Typed { typed, map } => map.get_or_init(|| typed.to_map()),
         }
     }
 }

@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 use super::error::TrolleyError;
 use super::seats::{SeatSet, MAX_AGENTS};
 use crate::llm::LlmStats;
-use crate::stats::TypedStats;
+use crate::stats::{self, StatsMap, TypedStats};
 
 /// One value per seat, held inline.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -146,4 +146,12 @@ pub struct TrolleyStats {
 }
 
 /// The record carries these as its stats without knowing the game (`crate::stats`).
-impl TypedStats for TrolleyStats {}
+impl TypedStats for TrolleyStats {
+    fn to_map(&self) -> StatsMap {
+        stats::map_of(self)
+    }
+
+    fn write_msgpack(&self, out: &mut Vec<u8>) {
+        stats::write_msgpack_of(self, out);
+    }
+}
