@@ -61,10 +61,31 @@ fn build_binaries() -> Result<PathBuf, String> {
     let mut cmd = Command::new(&cargo);
     cmd.args(["build", "--workspace", "--bins", "--profile", profile]).arg("--manifest-path").arg(&manifest);
     cmd.arg("--target-dir").arg(target_dir);
-    eprintln!("building the binaries the integration tests run: {cmd:?}");
+    // The test runs with the variables cargo gives a crate (CARGO_PKG_NAME, CARGO_MANIFEST_DIR,
+    // ...). Some build scripts (ring's) rerun when those change: inherited, they would make this
+    // build redo them, and the next `cargo test` redo them again.
+    for (key, _) in std::env::vars_os() {
+        let Some(name) = key.to_str() else { continue };
+        let per_crate = name.starts_with("CARGO_PKG_")
+            || matches!(
+                name,
+                "CARGO_MANIFEST_DIR"
+                    | "CARGO_MANIFEST_PATH"
+                    | "CARGO_CRATE_NAME"
+                    | "CARGO_BIN_NAME"
+                    | "CARGO_PRIMARY_PACKAGE"
+                    | "CARGO_TARGET_TMPDIR"
+                    | "CARGO_RUSTC_CURRENT_DIR"
+            );
+        if per_crate {
+            cmd.env_remove(&key);
+        }
+    }
+    let what = format!("cargo build --workspace --bins --profile {profile} --target-dir {}", target_dir.display());
+    eprintln!("building the binaries the integration tests run: {what}");
     let status = cmd.status().map_err(|e| format!("cannot run {}: {e}", cargo.to_string_lossy()))?;
     if !status.success() {
-        return Err(format!("building the worker and coordinator binaries failed ({status}): {cmd:?}"));
+        return Err(format!("building the worker and coordinator binaries failed ({status}): {what}"));
     }
     Ok(profile_dir.to_path_buf())
 }
