@@ -42,7 +42,7 @@ What is checked, and against what:
   * dashboards: JSON parses, schemaVersion >= 39, a `datasource` variable, every panel and
     target uses {"type": "prometheus", "uid": "${datasource}"}, variables game, scenario and
     policy_set exist, expressions use only the variables of dashboards/README.md and only the
-    metrics of DESIGN.md's table (as named in worker/src/telemetry.rs), and every expression,
+    metrics of docs/metrics.md (as named in worker/src/telemetry.rs), and every expression,
     substituted as the README says, parses (`promtool check rules`);
   * the dashboards ConfigMap (dashboards/kustomization.yaml) holds exactly dashboards/*.json,
     byte for byte, with the label grafana_dashboard: "1";
@@ -191,12 +191,12 @@ def topology_names() -> dict[str, str]:
 
 
 def allowed_metrics() -> set[str]:
-    """DESIGN.md's metric table, as named in worker/src/telemetry.rs (plus the coordinator's)."""
+    """docs/metrics.md's metrics, as named in worker/src/telemetry.rs (plus the coordinator's)."""
     text = (ROOT / "worker/src/telemetry.rs").read_text()
     names = set(re.findall(r'pub const [A-Z_]+: &str = "(simfleet_[a-z_]+)";', text))
     for pattern in re.findall(r'format!\("(simfleet_\{\}_[a-z_]+)"', text):
         names.update(pattern.replace("{}", g) for g in GAMES)
-    names.add("simfleet_sweep_jobs")  # the coordinator's gauge (DESIGN.md, "Metrics")
+    names.add("simfleet_sweep_jobs")  # the coordinator's gauge (docs/metrics.md, "Coordinator")
     expanded = set()
     for n in names:
         expanded.add(n)
@@ -608,7 +608,7 @@ def check_dashboard(path: Path) -> str:
             metrics = set(re.findall(r"\bsimfleet_[a-z_]+", sub))
             bad = sorted(m for m in metrics if m not in allowed)
             if bad:
-                errors.append(f"{where}: metrics not in DESIGN.md's table: {bad}")
+                errors.append(f"{where}: metrics not in docs/metrics.md: {bad}")
     if errors:
         fail("; ".join(errors[:6]) + (f" (+{len(errors) - 6} more)" if len(errors) > 6 else ""))
     return f"{len(panels)} panels, {n} targets"

@@ -1,6 +1,6 @@
 //! Export throughput of every format: plays 100,000 Bucket Brigade episodes once, then writes
 //! `--rows N` records (cycling through them) to .jsonl, .csv, .msgpack and .parquet with
-//! `RecordWriter`, and reads each file back with `import::for_each_row`.
+//! `RecordWriter`, and reads each file back with `records::reader::for_each_row`.
 //!
 //! ```text
 //! cargo run --release -p simfleet-coordinator --example export_bench [-- --rows 1000000 \

@@ -2,7 +2,7 @@
 //! against the engines, the sweep id, and the expansion into jobs.
 //!
 //! A sweep file (TOML) is a list of cell groups; each group is a cartesian product of scenarios,
-//! policy sets and seed chunks (DESIGN.md, "Sweep files and episode records"). Expansion order
+//! policy sets and seed chunks (the contract is docs/sweeps.md). Expansion order
 //! (cells, scenarios, policy sets, seed chunks) and job indexes are a pure function of the file.
 //! Optional `[[rankings]]` sections (mixed teams from a roster, [`crate::rank::section`]) expand
 //! into further cells after every `[[cells]]` group.

@@ -1,7 +1,7 @@
 //! Episode seed -> ChaCha streams, the random primitives every engine and policy uses, and the
 //! trajectory hash.
 //!
-//! These are the "Determinism conventions" of DESIGN.md. They are a contract: a change here changes
+//! These are the conventions of docs/determinism.md. They are a contract: a change here changes
 //! every golden fixture. The primitives are written out by hand instead of using `rand`'s
 //! distributions because those algorithms change between `rand` versions.
 

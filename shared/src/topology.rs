@@ -1,4 +1,4 @@
-//! Names of the NATS JetStream topology (DESIGN.md, "NATS topology") and the sweep entry kept in
+//! Names of the NATS JetStream topology (docs/topology.md) and the sweep entry kept in
 //! the KV bucket. Names only: the worker and coordinator do the I/O.
 
 use serde::{Deserialize, Serialize};

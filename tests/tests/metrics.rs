@@ -1,4 +1,4 @@
-//! The worker binary's `/metrics`, `/healthz` and `/readyz`: DESIGN's metric names with the
+//! The worker binary's `/metrics`, `/healthz` and `/readyz`: docs/metrics.md's names with the
 //! right counts after a few jobs, and probes that follow the NATS connection.
 
 use std::net::SocketAddr;

@@ -22,3 +22,5 @@ mod metrics;
 mod config;
 // The trolley arena's HTTP server (no nats-server): full games, every error, races, deadlines.
 mod arena;
+// README.md and docs/: every command block runs, shown output is checked, contracts match the code.
+mod docs;

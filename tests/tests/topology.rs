@@ -1,4 +1,4 @@
-//! `worker::topology` against a real server: exactly DESIGN's objects, idempotent under
+//! `worker::topology` against a real server: exactly docs/topology.md's objects, idempotent under
 //! concurrent starts, refusing a stream it cannot use, and catching dead letters.
 
 use std::time::Duration;

@@ -1,5 +1,5 @@
-//! One job message, from delivery to acknowledgement (DESIGN.md, "The protocol" and the error
-//! rules of "NATS topology").
+//! One job message, from delivery to acknowledgement (docs/protocol.md, and "A job's life on a
+//! worker" in docs/topology.md).
 //!
 //! The order is what makes a worker killed at any instant lose nothing: play, publish the
 //! result, wait for the stream's publish ack, and only then `double_ack` the job. A job that

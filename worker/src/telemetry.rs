@@ -1,4 +1,4 @@
-//! Metric names, histogram buckets and the Prometheus recorder (DESIGN.md, "Metrics"), and
+//! Metric names, histogram buckets and the Prometheus recorder (docs/metrics.md), and
 //! the log subscriber.
 //!
 //! Every name is a `pub const` (or a function of the game for the per-game histograms) so the

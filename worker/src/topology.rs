@@ -1,4 +1,4 @@
-//! Creates or checks the JetStream topology of DESIGN.md ("NATS topology"). Public because
+//! Creates or checks the JetStream topology of docs/topology.md. Public because
 //! the coordinator sets up the same streams before it submits anything.
 //!
 //! Every function is get-or-create and idempotent: several workers and a coordinator may start

@@ -1,4 +1,4 @@
-//! Jobs that ran out of deliveries (DESIGN.md, "Jobs whose deliveries run out").
+//! Jobs that ran out of deliveries (docs/topology.md, "Jobs that run out of deliveries").
 //!
 //! When the workers' consumer gives up on a job (every delivery crashed its worker or timed
 //! out), the server publishes a max-deliveries advisory, which the `SIMFLEET_DLQ` stream keeps.

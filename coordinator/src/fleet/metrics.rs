@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use axum::routing::get;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
-/// The gauge's name (DESIGN.md's metric table).
+/// The gauge's name (docs/metrics.md).
 pub const SWEEP_JOBS: &str = "simfleet_sweep_jobs";
 
 /// How long a finished `watch` waits for Prometheus to scrape its final counts.

@@ -1,4 +1,4 @@
-//! The fleet commands: the coordinator's side of DESIGN.md's "NATS topology".
+//! The fleet commands: the coordinator's side of the NATS topology (docs/topology.md).
 //!
 //! - [`submit`]: publish a sweep's jobs (idempotent: message ids, and jobs already answered or
 //!   queued are skipped) and its KV entry.

@@ -9,7 +9,7 @@
 //! A team's policy set name carries its members by seat, `team-007 (firefighter + hero + liar +
 //! helper)`, each by its roster name (the spec itself unless the roster names it): records hold
 //! only the policy set name, and `coordinator rank` recovers each team from it. Neither specs
-//! (DESIGN: spaces are percent-encoded) nor roster names contain a space, so splitting on
+//! (docs/sweeps.md: spaces are percent-encoded) nor roster names contain a space, so splitting on
 //! `" + "` is unambiguous.
 
 use simfleet::seeding::Stream;

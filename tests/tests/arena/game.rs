@@ -30,7 +30,7 @@ pub(super) fn play(client: Client, game: String, me: Player, seat: usize) -> Act
         let path = |what: &str| format!("/api/games/{game}/rounds/{round_id}/{what}");
         if allowed == ["argue", "skip"] {
             // A mix of arguments and skips, different per agent, round and phase.
-            if (seat as u64 + round + phase.len() as u64) % 3 == 0 {
+            if (seat as u64 + round + phase.len() as u64).is_multiple_of(3) {
                 client.post_as(&me.token, &path("skip"), json!({ "agent_id": me.id })).ok(200);
                 acts.push((round, phase, "skip", String::new()));
             } else {

@@ -131,7 +131,7 @@ impl ParquetSink {
         }
         self.rows += 1;
         let full = self.rows >= self.group_rows
-            || (self.rows % 1024 == 0
+            || (self.rows.is_multiple_of(1024)
                 && self.fixed.iter().chain(&self.stats).map(Column::bytes).sum::<usize>() >= ROW_GROUP_BYTES);
         if full {
             self.write_row_group()?;

@@ -73,7 +73,7 @@ impl Schedule {
             self.cogs_to_neutral.fire(t).then_some(ClipsEvent::CogsToNeutral),
             (t == INITIAL_CLIPS_AT).then_some(ClipsEvent::InitialClips),
             self.neutral_to_clips.fire(t).then_some(ClipsEvent::NeutralToClips),
-            (t >= 50 && (t - 50) % 100 == 0).then_some(ClipsEvent::PresenceCheck),
+            (t >= 50 && (t - 50).is_multiple_of(100)).then_some(ClipsEvent::PresenceCheck),
         ]
     }
 }

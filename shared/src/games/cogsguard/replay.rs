@@ -1,4 +1,4 @@
-//! The JSON replay (§14), built only when a job asks: DESIGN's common fields, the initial map in
+//! The JSON replay (§14), built only when a job asks: the common fields (docs/protocol.md), the initial map in
 //! the §4.5 form, then per tick `t`, `events`, `actions` (`[action, ok]` per agent) and, when
 //! any seat plays Pinky, `debug` (its debug string, null for other seats).
 

@@ -1,7 +1,7 @@
 //! The environment stream as part of the game state (§9), serialisable.
 //!
 //! The state must survive a JSON round trip and continue identically, RNG included. The ChaCha
-//! generator has no serde form, but every primitive of DESIGN's conventions consumes exactly one
+//! generator has no serde form, but every primitive of docs/determinism.md consumes exactly one
 //! 64-bit word, so the stream is fully described by (seed, words drawn): it serialises as that
 //! pair and is rebuilt by skipping the words. The environment draws only the role shuffle and
 //! tie-breaks, so skipping is cheap.
@@ -29,13 +29,13 @@ impl EnvRng {
         self.words
     }
 
-    /// index(n) of DESIGN's conventions (one word).
+    /// index(n) of docs/determinism.md (one word).
     pub fn index(&mut self, n: usize) -> usize {
         self.words += 1;
         self.stream.index(n)
     }
 
-    /// shuffle(v) of DESIGN's conventions: for i = len−1 down to 1, swap `v[i]` and `v[index(i+1)]`.
+    /// shuffle(v) of docs/determinism.md: for i = len−1 down to 1, swap `v[i]` and `v[index(i+1)]`.
     pub fn shuffle<T>(&mut self, v: &mut [T]) {
         for i in (1..v.len()).rev() {
             let j = self.index(i + 1);

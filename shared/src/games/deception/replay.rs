@@ -1,4 +1,4 @@
-//! The JSON replay (§11), built only when a job asks: DESIGN's common fields, then the roles,
+//! The JSON replay (§11), built only when a job asks: the common fields (docs/protocol.md), then the roles,
 //! every step with its actions and events, and the `llm` seats' calls.
 
 use serde::Serialize;

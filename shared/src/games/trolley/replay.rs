@@ -1,4 +1,4 @@
-//! The replay (§13): DESIGN's common fields, then every round with its roles, actions (with
+//! The replay (§13): the common fields (docs/protocol.md), then every round with its roles, actions (with
 //! reasoning and `fallback`) and events, and, when the job has `llm` seats, `llm_calls`: each
 //! call's messages, raw answer and parse (§11). Built only when a job asks for replays.
 

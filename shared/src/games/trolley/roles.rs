@@ -59,7 +59,7 @@ impl EnvRng {
         self.draws
     }
 
-    /// DESIGN's shuffle; it draws len−1 words.
+    /// The shuffle of docs/determinism.md; it draws len−1 words.
     fn shuffle(&mut self, v: &mut [u8]) {
         self.stream.shuffle(v);
         self.draws += v.len().saturating_sub(1) as u64;
