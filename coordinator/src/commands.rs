@@ -110,9 +110,9 @@ pub fn run(sweep_path: &Path, out: &Path, threads: Option<usize>, progress: bool
     Ok(RunReport { summary, failures, records, elapsed: started.elapsed() })
 }
 
-/// The HTTP transport for `llm` seats (the binaries build with `llm-http`).
+/// The HTTP(S) transport for `llm` seats, shared by the whole process ([`crate::llm`]).
 pub fn llm_transport() -> Option<std::sync::Arc<dyn simfleet::llm::ChatTransport>> {
-    None
+    Some(crate::llm::transport())
 }
 
 /// Prints a run's summary, failures and throughput to stdout.
@@ -156,13 +156,15 @@ pub fn summary(file: &Path) -> anyhow::Result<Summary> {
     Ok(summary)
 }
 
-/// `coordinator replay SWEEP --scenario S --policy-set P --seed N`: one episode's JSON replay.
+/// `coordinator replay SWEEP --scenario S --policy-set P --seed N [--records FILE]`: one
+/// episode's JSON replay; with `records`, answered from the recorded exchanges ([`crate::llm`]).
 pub fn replay(
     sweep_path: &Path,
     game: Option<GameKind>,
     scenario: &str,
     policy_set: &str,
     seed: u64,
+    records: Option<&Path>,
 ) -> anyhow::Result<String> {
     let sweep = Sweep::load(sweep_path)?;
     let cells = sweep.find_cell(game, scenario, policy_set);
@@ -188,6 +190,15 @@ pub fn replay(
         seeds: SeedRange { start: seed, count: 1 },
         replay: true,
     };
+    if let Some(records) = records {
+        let r = crate::llm::replay_recorded(&job, records)?;
+        eprintln!(
+            "replayed from {}: the record matches byte for byte; {} model call(s) answered from it, none made",
+            records.display(),
+            r.calls
+        );
+        return Ok(r.replay);
+    }
     let result = simfleet::run_job(&job, &RunEnv { chat: llm_transport(), worker: "replay".into() });
     if let Some(e) = result.error {
         bail!("the episode could not be played: {e}");

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 
-use simfleet::{run_job, JobResult, RunEnv};
+use simfleet::{JobResult, RunEnv};
 
 use crate::sweep::Sweep;
 
@@ -68,7 +68,7 @@ pub fn run<T: Send>(
                     }
                 }
                 let Some(job) = sweep.job(i) else { break };
-                if tx.send((i, prepare(run_job(&job, env)))).is_err() {
+                if tx.send((i, prepare(crate::llm::run_job(&job, env)))).is_err() {
                     break;
                 }
             });

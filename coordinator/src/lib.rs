@@ -11,6 +11,7 @@
 //! - [`report`]: `coordinator report`, a self-contained HTML page of a results file.
 //! - [`summary`]: the per-cell table (mean, 95% CI, outcome shares, mean length).
 //! - [`list`]: `coordinator list`.
+//! - [`llm`]: `llm` seats: the HTTP(S) transport, concurrent episodes, recorded replays.
 //! - [`fleet`]: `submit`, `watch`, `status`, `results`, `cancel` over NATS JetStream.
 //! - [`arena`]: `coordinator arena`, the Trolley Problem Arena's HTTP server.
 //! - [`commands`]: the command implementations `main.rs` dispatches to.
@@ -24,6 +25,7 @@ pub mod export;
 pub mod fleet;
 pub mod import;
 pub mod list;
+pub mod llm;
 pub mod parquet;
 pub mod rank;
 pub mod report;

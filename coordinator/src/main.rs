@@ -144,6 +144,11 @@ enum Command {
         /// Write the replay here instead of stdout.
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Replay the episode's `llm` seats from their recorded exchanges in this results file
+        /// (any format) instead of calling the model; fails unless the replayed record equals
+        /// the recorded one byte for byte.
+        #[arg(long, value_name = "FILE")]
+        records: Option<PathBuf>,
     },
     /// List the games, their scenarios (with overridable fields) and policies.
     List {
@@ -238,8 +243,8 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             print!("{}", summary.table());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Replay { sweep, scenario, policy_set, seed, game, out } => {
-            let text = commands::replay(&sweep, game, &scenario, &policy_set, seed)?;
+        Command::Replay { sweep, scenario, policy_set, seed, game, out, records } => {
+            let text = commands::replay(&sweep, game, &scenario, &policy_set, seed, records.as_deref())?;
             commands::write_text(&text, out.as_ref())?;
             Ok(ExitCode::SUCCESS)
         }

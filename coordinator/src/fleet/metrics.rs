@@ -22,6 +22,7 @@ static SCRAPES: AtomicU64 = AtomicU64::new(0);
 /// Returns the bound address (port 0 picks one).
 pub async fn serve(addr: SocketAddr) -> anyhow::Result<SocketAddr> {
     let handle: PrometheusHandle = PrometheusBuilder::new().install_recorder()?;
+    metrics::describe_gauge!(SWEEP_JOBS, "Jobs of the watched sweep by state: total, done, failed, pending.");
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot serve metrics on {addr}: {e}"))?;
