@@ -22,3 +22,6 @@ mod metrics;
 mod config;
 // The trolley arena's HTTP server (no nats-server): full games, every error, races, deadlines.
 mod arena;
+// llm seats end to end against a stand-in model server: CLI, fleet, HTTPS, proxies, failures,
+// calls in flight, replays, promtool.
+mod llm;
