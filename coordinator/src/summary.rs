@@ -198,6 +198,9 @@ impl Summary {
 
     /// Adds every record of a job result.
     pub fn add_result(&mut self, r: &simfleet::JobResult) -> Result<(), MixedVersions> {
+        // Every record of a job has the same seats: look for `llm` stats past the first only if
+        // it has some (a scripted job pays one lookup, not one per record).
+        let llm = r.records.first().is_some_and(|rec| record_tokens(&rec.stats).is_some());
         for rec in &r.records {
             self.add(
                 &r.game,
@@ -208,7 +211,9 @@ impl Summary {
                 rec.length,
                 &rec.outcome,
             )?;
-            self.add_tokens(&r.game, &r.scenario, &r.policy_set, record_tokens(&rec.stats));
+            if llm {
+                self.add_tokens(&r.game, &r.scenario, &r.policy_set, record_tokens(&rec.stats));
+            }
         }
         Ok(())
     }
