@@ -9,8 +9,8 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
@@ -50,6 +50,8 @@ pub struct Counters {
     pub peak_in_flight: AtomicU64,
     /// TCP connections accepted.
     pub connections: AtomicU64,
+    /// When each request arrived, in order.
+    pub arrivals: Mutex<Vec<Instant>>,
 }
 
 /// A running server; stops accepting when dropped.
@@ -172,6 +174,7 @@ fn serve<S: Read + Write>(stream: S, behaviour: &Behaviour, counters: &Counters)
         if reader.read_exact(&mut body).is_err() {
             return;
         }
+        counters.arrivals.lock().expect("arrivals lock").push(Instant::now());
         let n = counters.requests.fetch_add(1, Ordering::SeqCst) + 1;
         let now = counters.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
         counters.peak_in_flight.fetch_max(now, Ordering::SeqCst);

@@ -87,8 +87,7 @@ impl LlmPool {
         });
         for i in 0..threads.max(1) {
             let shared = Arc::clone(&shared);
-            // Small stacks: these threads wait on sockets; the engines' frames are shallow.
-            std::thread::Builder::new().name(format!("llm-{i}")).stack_size(512 * 1024).spawn(move || io(&shared))?;
+            std::thread::Builder::new().name(format!("llm-{i}")).spawn(move || io(&shared))?;
         }
         Ok(LlmPool { shared })
     }

@@ -1,8 +1,9 @@
 //! `llm` seats end to end: sweeps with `llm` seats played by `coordinator run` and by the fleet
 //! (`coordinator submit --watch` with the real worker binary on a real nats-server) against
 //! the stand-in model server of `simfleet_tests::llm_server`, over HTTP, HTTPS and a proxy;
-//! rate limits, timeouts, malformed answers and dead endpoints; many calls in flight on few
-//! cores; exact replays from recorded exchanges; `promtool check metrics` on both binaries.
+//! 429s and `rpm` across the fleet, timeouts, malformed answers and dead endpoints; many calls
+//! in flight on few cores; exact replays from recorded exchanges; `promtool check metrics` on
+//! both binaries.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -15,6 +16,7 @@ mod capacity;
 mod cli;
 mod failures;
 mod https;
+mod limits;
 mod promtool;
 mod replay;
 
