@@ -21,7 +21,7 @@ use anyhow::{bail, Context};
 use simfleet::llm::episodes::{has_llm_seats, run_job_concurrently};
 use simfleet::llm::http::{HttpOptions, Proxies};
 use simfleet::llm::{ChatRequest, ChatResponse, ChatTransport, ReplayTransport, TransportError};
-use simfleet::protocol::EpisodeRecord;
+use simfleet::protocol::{EpisodeRecord, StatsMap};
 use simfleet::{Job, JobResult, RunEnv};
 
 /// The variable naming a PEM file of CA certificates trusted besides the system's roots.
@@ -150,9 +150,24 @@ fn find_record(records: &Path, job: &Job) -> anyhow::Result<EpisodeRecord> {
     })
 }
 
+/// `recorded`'s stats with their keys in the order the game writes them (`order`'s). JSON
+/// Lines keep that order already; CSV and Parquet hold the stats as columns in their own order.
+/// Keys `order` lacks stay at the end, so a difference still shows.
+fn in_order_of(mut recorded: StatsMap, order: &StatsMap) -> StatsMap {
+    let mut out = StatsMap::with_capacity(recorded.len());
+    for key in order.keys() {
+        if let Some(v) = recorded.remove(key) {
+            out.insert(key.clone(), v);
+        }
+    }
+    out.extend(recorded);
+    out
+}
+
 /// Plays `job` (one seed, with `replay` set) again from its record in `records`, answering
 /// every model call from the recorded exchanges. Fails unless the replayed record equals the
-/// recorded one byte for byte (as JSON) and every recorded call was made.
+/// recorded one byte for byte (as JSON, the stats in the game's key order) and every recorded
+/// call was made.
 pub fn replay_recorded(job: &Job, records: &Path) -> anyhow::Result<RecordedReplay> {
     let recorded = find_record(records, job)?;
     let chat = Arc::new(ReplayTransport::from_llm_stats(recorded.stats.get("llm"))?);
@@ -164,6 +179,7 @@ pub fn replay_recorded(job: &Job, records: &Path) -> anyhow::Result<RecordedRepl
         bail!("the replay left the recording: {why}; was the record made by another engine or prompt version?");
     }
     let replayed = result.records.first().context("the engine returned no record")?;
+    let recorded = EpisodeRecord { stats: in_order_of(recorded.stats.into_map(), &replayed.stats).into(), ..recorded };
     let (want, got) = (serde_json::to_string(&recorded)?, serde_json::to_string(replayed)?);
     if want != got {
         bail!("the replayed record differs from the recorded one:\n  recorded: {want}\n  replayed: {got}");

@@ -4,9 +4,10 @@
 //!
 //! Jobs with `llm` seats go to the I/O threads instead ([`crate::llm_pool`]): they wait on a
 //! model, not a core. Such a job swaps its intake slot for slots of its own (one per episode it
-//! can play at once, out of `2 × llm_concurrency`), so that waiting on models never stops the
-//! intake from fetching scripted work for the cores. The routing is one string check per job on
-//! its task: the play threads' path is unchanged.
+//! can play at once, out of `2 × llm_concurrency`), so that jobs waiting on models do not keep
+//! the intake from fetching work for the cores; only a backlog beyond those slots waits in the
+//! intake's slots, like prefetched jobs. The routing is one string check per job on its task:
+//! the play threads' path is unchanged.
 //!
 //! Why threads of our own and not `spawn_blocking` per job: a play thread that finishes a job
 //! takes the next queued one at once. With `spawn_blocking` the next job started only after the
