@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::ProgressBar;
-use simfleet::{run_job, JobResult, RunEnv};
+use simfleet::{JobResult, RunEnv};
 
 use crate::records::RecordWriter;
 use crate::summary::Summary;
@@ -158,7 +158,7 @@ pub fn run<T: Send>(
                     }
                 }
                 let Some(job) = sweep.job(i) else { break };
-                if tx.send((i, prepare(run_job(&job, env)))).is_err() {
+                if tx.send((i, prepare(crate::llm::run_job(&job, env)))).is_err() {
                     break;
                 }
             });

@@ -17,7 +17,8 @@
 //! - [`report`]: the self-contained HTML report of a results file.
 //! - [`arena`]: the Trolley Problem Arena's HTTP server.
 //! - [`table`]: the layout of every terminal table; [`progress`]: the progress bars.
-//! - [`llm`]: the chat transport for `llm` seats played in-process.
+//! - [`llm`]: `llm` seats played in-process: the HTTP(S) transport, concurrent episodes,
+//!   recorded replays.
 
 pub mod arena;
 pub mod commands;

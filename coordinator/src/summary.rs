@@ -1,11 +1,14 @@
 //! The summary table: per (game, scenario, policy set), the number of episodes, the mean team
-//! reward with its 95% confidence interval, the outcome shares and the mean length.
+//! reward with its 95% confidence interval, the outcome shares and the mean length; for cells
+//! with `llm` seats, the mean tokens per episode (prompt + completion, every seat).
 //!
 //! It accumulates row by row (Welford's algorithm), so summarising a file of any size takes flat
 //! memory, and it refuses to mix engine versions of one game: results of different rules are
 //! not comparable.
 
 use indexmap::IndexMap;
+use serde_json::Value;
+use simfleet::stats::Stats;
 use simfleet::GameKind;
 
 use crate::table::{self, Align};
@@ -20,6 +23,9 @@ pub struct CellStats {
     length_sum: f64,
     /// Episodes per outcome label, in first-seen order.
     pub outcomes: IndexMap<String, u64>,
+    /// Episodes with `llm` seats, and their tokens.
+    llm_episodes: u64,
+    tokens: u64,
 }
 
 impl CellStats {
@@ -48,6 +54,8 @@ impl CellStats {
         self.m2 += other.m2 + d * d * na * nb / n;
         self.episodes += other.episodes;
         self.length_sum += other.length_sum;
+        self.llm_episodes += other.llm_episodes;
+        self.tokens += other.tokens;
         for (o, c) in &other.outcomes {
             *self.outcomes.entry(o.clone()).or_default() += c;
         }
@@ -72,6 +80,11 @@ impl CellStats {
         self.length_sum / self.episodes.max(1) as f64
     }
 
+    /// Mean prompt + completion tokens per episode with `llm` seats (`None` without any).
+    pub fn tokens_per_episode(&self) -> Option<f64> {
+        (self.llm_episodes > 0).then(|| self.tokens as f64 / self.llm_episodes as f64)
+    }
+
     /// Share of episodes with `outcome`.
     pub fn share(&self, outcome: &str) -> f64 {
         self.outcomes.get(outcome).copied().unwrap_or(0) as f64 / self.episodes.max(1) as f64
@@ -88,6 +101,20 @@ pub struct MixedVersions {
     pub first: String,
     /// Another version.
     pub other: String,
+}
+
+/// The tokens of an episode's `llm` seats, from its `llm` stat (`{seat: {prompt_tokens,
+/// completion_tokens, …}}`); `None` when it has no `llm` seat.
+fn llm_tokens(llm: Option<&Value>) -> Option<u64> {
+    let seats = llm?.as_object().filter(|m| !m.is_empty())?;
+    let count = |s: &Value, k: &str| s.get(k).and_then(Value::as_u64).unwrap_or(0);
+    Some(seats.values().map(|s| count(s, "prompt_tokens") + count(s, "completion_tokens")).sum())
+}
+
+/// The same from a record's stats. Typed stats build their map for this (once, cached), which
+/// only the records of jobs with `llm` seats and the first record of other jobs pay.
+fn record_tokens(stats: &Stats) -> Option<u64> {
+    llm_tokens(stats.get("llm"))
 }
 
 /// A borrowed (game, scenario, policy set): hashes like the owned tuple.
@@ -141,6 +168,14 @@ impl Summary {
         Ok(())
     }
 
+    /// Counts an episode's `llm` tokens in its cell (added already).
+    fn add_tokens(&mut self, game: &str, scenario: &str, policy_set: &str, tokens: Option<u64>) {
+        if let (Some(t), Some(c)) = (tokens, self.cells.get_mut(&KeyRef(game, scenario, policy_set))) {
+            c.llm_episodes += 1;
+            c.tokens += t;
+        }
+    }
+
     /// Adds one exported row.
     pub fn add_row(&mut self, row: &crate::records::Row) -> Result<(), MixedVersions> {
         self.add(
@@ -151,11 +186,16 @@ impl Summary {
             row.team_reward,
             row.length,
             &row.outcome,
-        )
+        )?;
+        self.add_tokens(&row.game, &row.scenario, &row.policy_set, llm_tokens(row.stats.get("llm")));
+        Ok(())
     }
 
     /// Adds every record of a job result.
     pub fn add_result(&mut self, r: &simfleet::JobResult) -> Result<(), MixedVersions> {
+        // Every record of a job has the same seats: look for `llm` stats past the first only if
+        // it has some (a scripted job pays one lookup, not one per record).
+        let llm = r.records.first().is_some_and(|rec| record_tokens(&rec.stats).is_some());
         for rec in &r.records {
             self.add(
                 &r.game,
@@ -166,6 +206,9 @@ impl Summary {
                 rec.length,
                 &rec.outcome,
             )?;
+            if llm {
+                self.add_tokens(&r.game, &r.scenario, &r.policy_set, record_tokens(&rec.stats));
+            }
         }
         Ok(())
     }
@@ -199,12 +242,19 @@ impl Summary {
         self.cells.values().map(|c| c.episodes).sum()
     }
 
-    /// The table, aligned for a terminal.
+    /// The table, aligned for a terminal; with a `tokens/episode` column when a cell has `llm`
+    /// seats.
     pub fn table(&self) -> String {
         use Align::{Left as L, Right as R};
-        let head =
-            ["game", "scenario", "policy set", "episodes", "team reward", "±95% CI", "win", "outcomes", "mean length"];
-        let mut rows: Vec<[String; 9]> = Vec::new();
+        let mut head: Vec<String> =
+            ["game", "scenario", "policy set", "episodes", "team reward", "±95% CI", "win", "outcomes", "mean length"]
+                .map(String::from)
+                .to_vec();
+        let with_tokens = self.cells.values().any(|c| c.llm_episodes > 0);
+        if with_tokens {
+            head.push("tokens/episode".into());
+        }
+        let mut rows: Vec<Vec<String>> = Vec::new();
         for ((game, scenario, policy_set), c) in &self.cells {
             let win = game
                 .parse::<GameKind>()
@@ -221,7 +271,7 @@ impl Summary {
                 .map(|(o, n)| format!("{o} {:.1}%", 100.0 * *n as f64 / c.episodes as f64))
                 .collect::<Vec<_>>()
                 .join(", ");
-            rows.push([
+            let mut row = vec![
                 game.clone(),
                 scenario.clone(),
                 policy_set.clone(),
@@ -231,9 +281,15 @@ impl Summary {
                 win,
                 outcomes,
                 format!("{:.2}", c.mean_length()),
-            ]);
+            ];
+            if with_tokens {
+                row.push(c.tokens_per_episode().map_or_else(|| "—".into(), |t| format!("{t:.0}")));
+            }
+            rows.push(row);
         }
-        table::render(head, [L, L, L, R, R, R, R, L, R], &rows)
+        let align = [L, L, L, R, R, R, R, L, R, R];
+        let head: Vec<&str> = head.iter().map(String::as_str).collect();
+        table::render(&head, &align[..head.len()], &rows)
     }
 }
 
@@ -256,6 +312,27 @@ mod tests {
         let t = s.table();
         assert!(t.contains("75.0%"), "{t}");
         assert!(t.contains("success 75.0%, failure 25.0%"), "{t}");
+    }
+
+    #[test]
+    fn tokens_per_episode_only_for_cells_with_llm_seats() {
+        let mut s = Summary::default();
+        s.add("bucket_brigade", "v1", "default", "p", 1.0, 3, "success").unwrap();
+        assert!(!s.table().contains("tokens/episode"), "no llm seat, no column");
+        let llm = serde_json::json!({
+            "0": {"prompt_tokens": 100, "completion_tokens": 20},
+            "2": {"prompt_tokens": 50, "completion_tokens": 10}
+        });
+        for stats in [llm, serde_json::json!({})] {
+            s.add("deception", "v1", "classic_5p1i", "llm", 1.0, 9, "crewmates").unwrap();
+            s.add_tokens("deception", "classic_5p1i", "llm", llm_tokens(Some(&stats)));
+        }
+        let cell = &s.cells[1];
+        assert_eq!((cell.episodes, cell.tokens_per_episode()), (2, Some(180.0)), "an empty llm stat is no llm episode");
+        let t = s.table();
+        assert!(t.lines().next().unwrap().ends_with("tokens/episode"), "{t}");
+        assert!(t.lines().nth(2).unwrap().ends_with('—'), "{t}");
+        assert!(t.lines().nth(3).unwrap().ends_with("180"), "{t}");
     }
 
     #[test]

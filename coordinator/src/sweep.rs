@@ -192,7 +192,7 @@ impl Sweep {
         if raw.cells.is_empty() && raw.rankings.is_empty() {
             return Err(err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
         }
-        let env = RunEnv::default();
+        let env = RunEnv { chat: crate::llm::llm_transport(), ..RunEnv::default() };
         let mut cells = Vec::new();
         // (game, scenario, policy set) -> line, for the uniqueness check.
         let mut seen: IndexMap<(GameKind, String, String), usize> = IndexMap::new();

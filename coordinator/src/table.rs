@@ -21,11 +21,12 @@ pub enum Align {
 /// Spaces between two columns.
 const GAP: u16 = 2;
 
-fn layout<const N: usize>(head: [&str; N], align: [Align; N], rows: &[&[String; N]]) -> Table {
+fn layout(head: &[&str], align: &[Align], rows: &[&[String]]) -> Table {
     let mut table = Table::new();
     table.load_style(NOTHING).set_header(head).add_rows(rows.iter().map(|r| r.to_vec()));
+    let n = head.len();
     for (i, column) in table.column_iter_mut().enumerate() {
-        column.set_padding((0, if i + 1 < N { GAP } else { 0 }));
+        column.set_padding((0, if i + 1 < n { GAP } else { 0 }));
         column.set_cell_alignment(match align[i] {
             Align::Left => CellAlignment::Left,
             Align::Right => CellAlignment::Right,
@@ -34,12 +35,15 @@ fn layout<const N: usize>(head: [&str; N], align: [Align; N], rows: &[&[String; 
     table
 }
 
-/// `rows` under `head`, one line each, every line ending in a newline.
-pub fn render<const N: usize>(head: [&str; N], align: [Align; N], rows: &[[String; N]]) -> String {
+/// `rows` under `head`, one line each, every line ending in a newline. `align` has one entry
+/// per column, as every row has one cell per column.
+pub fn render<R: AsRef<[String]>>(head: &[&str], align: &[Align], rows: &[R]) -> String {
+    debug_assert_eq!(head.len(), align.len(), "one alignment per column");
+    let rows: Vec<&[String]> = rows.iter().map(AsRef::as_ref).collect();
     // The rule is a row of its own, as wide as each column's widest cell: measured first.
-    let widths = layout(head, align, &rows.iter().collect::<Vec<_>>()).column_max_content_widths();
-    let rule: [String; N] = std::array::from_fn(|i| "-".repeat(usize::from(widths[i])));
-    let table = layout(head, align, &std::iter::once(&rule).chain(rows).collect::<Vec<_>>());
+    let widths = layout(head, align, &rows).column_max_content_widths();
+    let rule: Vec<String> = widths.iter().map(|w| "-".repeat(usize::from(*w))).collect();
+    let table = layout(head, align, &std::iter::once(rule.as_slice()).chain(rows).collect::<Vec<_>>());
     let mut out = String::new();
     for line in table.lines() {
         out.push_str(line.trim_end());
@@ -55,7 +59,7 @@ mod tests {
     #[test]
     fn columns_align_by_display_width() {
         let rows = [["bucket_brigade".to_string(), "1.5".to_string()], ["火事".to_string(), "-12.25".to_string()]];
-        let table = render(["game", "mean"], [Align::Left, Align::Right], &rows);
+        let table = render(&["game", "mean"], &[Align::Left, Align::Right], &rows);
         let expected = "\
 game              mean
 --------------  ------
@@ -67,6 +71,9 @@ bucket_brigade     1.5
 
     #[test]
     fn no_rows_is_the_header_and_its_rule() {
-        assert_eq!(render(["sweep", "status"], [Align::Left; 2], &[]), "sweep  status\n-----  ------\n");
+        assert_eq!(
+            render::<Vec<String>>(&["sweep", "status"], &[Align::Left; 2], &[]),
+            "sweep  status\n-----  ------\n"
+        );
     }
 }

@@ -10,8 +10,12 @@
 //! - [`jobs`]: job builders and publishing; [`results`]: reading results and queue depth.
 //! - [`prometheus`]: a real Prometheus scraping given targets, queried over its HTTP API.
 //! - [`scrape`]: HTTP GET and Prometheus text lookups; [`wait`]: conditions with timeouts.
+//! - [`llm_server`]: a stand-in OpenAI-compatible model server over HTTP or HTTPS;
+//!   [`connect_proxy`]: an HTTP `CONNECT` proxy.
 
+pub mod connect_proxy;
 pub mod jobs;
+pub mod llm_server;
 pub mod nats_server;
 pub mod prometheus;
 pub mod results;

@@ -31,7 +31,7 @@ async fn a_bad_value_from_the_environment_names_its_key() {
 }
 
 /// Loads settings from the given flags (`--config`, `--nats-url`, `--metrics-listen`,
-/// `--concurrency`, `--prefetch`) and environment.
+/// `--concurrency`, `--prefetch`, `--llm-concurrency`) and environment.
 fn load(args: &[&str], env: &[(&str, &str)]) -> Result<Settings, ConfigError> {
     let mut cli = Cli::default();
     for pair in args.chunks(2) {
@@ -42,6 +42,7 @@ fn load(args: &[&str], env: &[(&str, &str)]) -> Result<Settings, ConfigError> {
             "--metrics-listen" => cli.metrics_listen = Some(value),
             "--concurrency" => cli.concurrency = Some(value.parse().unwrap()),
             "--prefetch" => cli.prefetch = Some(value.parse().unwrap()),
+            "--llm-concurrency" => cli.llm_concurrency = Some(value.parse().unwrap()),
             other => panic!("no flag {other} in this helper"),
         }
     }
@@ -136,4 +137,31 @@ fn settings_print_without_secrets() {
     let printed = format!("{:?}", load(&[], &env).unwrap());
     assert!(printed.contains("nats://alice:***@nats:4222"), "{printed}");
     assert!(!printed.contains("url-secret") && !printed.contains("token-secret"), "{printed}");
+}
+
+#[test]
+fn llm_keys_layer_like_the_others_and_are_checked() {
+    let s = load(&[], &[]).unwrap();
+    assert_eq!((s.llm_concurrency, s.llm_fleet_workers, s.llm_ca_file.is_none()), (64, 1, true));
+    let file = temp_file(
+        "llm.toml",
+        "llm_concurrency = 32\nllm_fleet_workers = 4\n\n[[llm_prices]]\nmodel = \"m\"\nprompt_per_1k = 0.5\ncompletion_per_1k = 1.5\n",
+    );
+    let f = file.to_str().unwrap();
+    let s = load(&["--config", f], &[]).unwrap();
+    assert_eq!((s.llm_concurrency, s.llm_fleet_workers), (32, 4));
+    assert_eq!((s.llm_prices[0].model.as_str(), s.llm_prices[0].completion_per_1k), ("m", 1.5));
+    let env = [("SIMFLEET_WORKER__LLM_CONCURRENCY", "48"), ("SIMFLEET_WORKER__LLM_FLEET_WORKERS", "6")];
+    let s = load(&["--config", f], &env).unwrap();
+    assert_eq!((s.llm_concurrency, s.llm_fleet_workers), (48, 6));
+    let s = load(&["--config", f, "--llm-concurrency", "200"], &env).unwrap();
+    assert_eq!(s.llm_concurrency, 200);
+    let err = load(&["--llm-concurrency", "0"], &[]).unwrap_err().to_string();
+    assert!(err.contains("llm_concurrency"), "{err}");
+    let err = load(&[], &[("SIMFLEET_WORKER__LLM_CA_FILE", "/nonexistent/ca.pem")]).unwrap_err().to_string();
+    assert!(err.contains("llm_ca_file") && err.contains("/nonexistent/ca.pem"), "{err}");
+    let file =
+        temp_file("bad-price.toml", "[[llm_prices]]\nmodel = \"m\"\nprompt_per_1k = -1.0\ncompletion_per_1k = 1.0\n");
+    let err = load(&["--config", file.to_str().unwrap()], &[]).unwrap_err().to_string();
+    assert!(err.contains("llm_prices[0]"), "{err}");
 }

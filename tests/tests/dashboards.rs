@@ -2,7 +2,9 @@
 //! worker binary and watched by the real coordinator binary, both scraped by a real
 //! Prometheus. Every target expression of every panel (and every variable's query) of every
 //! dashboard in `dashboards/` must return data through Prometheus's HTTP API, and the episode
-//! counts Prometheus reports must match the results file.
+//! counts Prometheus reports must match the results file. The sweep has a cell with an `llm`
+//! seat against the stand-in model server (which answers 429 to some calls), and the worker a
+//! configured token price, so the LLM row's panels have their data too.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -13,6 +15,7 @@ use std::time::Duration;
 use coordinator::fleet::{self, Fleet, FleetSettings};
 use coordinator::sweep::Sweep;
 use indicatif::ProgressBar;
+use simfleet_tests::llm_server::{Behaviour, LlmServer};
 use simfleet_tests::prometheus::{free_port, Prometheus};
 use simfleet_tests::{coordinator_binary, wait_until, NatsServer, WorkerProcess};
 
@@ -30,6 +33,18 @@ scenarios = ["default", "hard", "easy?reward_model=reference"]
 firefighters = ["firefighter", "firefighter", "firefighter", "firefighter"]
 random = ["random", "random", "random", "random"]
 "#;
+
+/// The `llm` cell, appended with the stand-in's endpoint: 400 short deception episodes, one
+/// `llm` seat each, in jobs of 100 like the rest.
+fn llm_cell(endpoint: &str) -> String {
+    format!(
+        "\n[[cells]]\ngame = \"deception\"\nscenarios = [\"quick_4p1i?max_ticks=2\"]\n[cells.policy_sets]\n\
+         llm_seat = [\"llm?model=stand-in&endpoint={endpoint}\", \"heuristic\", \"heuristic\", \"heuristic\"]\n"
+    )
+}
+
+/// The worker's config: a price for the stand-in model, for the cost panels.
+const WORKER_TOML: &str = "[[llm_prices]]\nmodel = \"stand-in\"\nprompt_per_1k = 0.15\ncompletion_per_1k = 0.6\n";
 
 /// The substitutions of dashboards/README.md ("Variable substitution contract"), longest first.
 const SUBSTITUTIONS: [(&str, &str); 11] = [
@@ -85,10 +100,15 @@ async fn every_panel_returns_data_and_counts_match_the_results() {
     let prom =
         Prometheus::start(&[("worker", vec![addr(worker_port)]), ("coordinator", vec![addr(coordinator_port)])]).await;
 
-    let sweep = Sweep::parse(SWEEP, "dashboards.toml").unwrap();
+    let model =
+        LlmServer::start(Behaviour { rate_limit_every: Some(5), retry_after_s: Some(0), ..Behaviour::default() });
+    let text = format!("{SWEEP}{}", llm_cell(&model.endpoint()));
+    let sweep = Sweep::parse(&text, "dashboards.toml").unwrap();
     let f = Fleet::connect(&FleetSettings::new(&url)).await.unwrap();
-    fleet::submit::submit(&f, &sweep, SWEEP, &ProgressBar::hidden()).await.unwrap();
+    fleet::submit::submit(&f, &sweep, &text, &ProgressBar::hidden()).await.unwrap();
     let dir = tempfile::tempdir().unwrap();
+    let worker_toml = dir.path().join("worker.toml");
+    std::fs::write(&worker_toml, WORKER_TOML).unwrap();
     let out = dir.path().join("results.jsonl");
     let mut watch = Command::new(coordinator_binary())
         .args(["watch", &sweep.id, "--quiet", "--nats-url", &url])
@@ -109,7 +129,16 @@ async fn every_panel_returns_data_and_counts_match_the_results() {
     .await;
     // ...then a worker plays the sweep and the watcher collects it.
     let _worker = WorkerProcess::spawn(
-        &["--nats-url", &url, "--metrics-listen", &addr(worker_port).to_string(), "--concurrency", "2"],
+        &[
+            "--nats-url",
+            &url,
+            "--metrics-listen",
+            &addr(worker_port).to_string(),
+            "--concurrency",
+            "2",
+            "--config",
+            worker_toml.to_str().unwrap(),
+        ],
         &[],
     );
     let status = wait_until("the watch to finish", TIMEOUT, || {
@@ -141,13 +170,38 @@ async fn every_panel_returns_data_and_counts_match_the_results() {
         assert_eq!(prom.sum(&q).await, Some(*n), "episodes with outcome {outcome}");
     }
     assert_eq!(prom.sum(r#"sum(simfleet_jobs_total{status="ok"})"#).await, Some(total), "jobs ok");
+    // docs/metrics.md's "LLM seats" section is what this worker, which played `llm` seats with a
+    // price configured, serves.
+    let (_, exposition) = simfleet_tests::scrape::http_get(addr(worker_port), "/metrics").await.expect("GET /metrics");
+    let wrong = crate::docs::metrics::llm_families_differ(&exposition);
+    assert!(wrong.is_empty(), "docs/metrics.md is out of date:\n{}", wrong.join("\n"));
     // The coordinator has exited: its gauge is read back as the dashboards do.
     let done = r#"sum(last_over_time(simfleet_sweep_jobs{state="done"}[5m]))"#;
     assert_eq!(prom.sum(done).await, Some(total), "the sweep gauge's final count");
     assert_eq!(
         prom.sum("sum(simfleet_bucket_brigade_episode_team_reward_count)").await,
-        Some(episodes),
-        "the team reward histogram counts every episode"
+        Some(episodes - 400.0),
+        "the team reward histogram counts every Bucket Brigade episode"
+    );
+    // The LLM row's counts are the records' and the stand-in's.
+    let llm_seat = |key: &str| -> f64 {
+        lines
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter_map(|v| v["stats"]["llm"]["0"][key].as_u64())
+            .sum::<u64>() as f64
+    };
+    let calls = model.requests() as f64;
+    assert_eq!(llm_seat("calls"), calls);
+    assert_eq!(prom.sum("sum(simfleet_llm_calls_total)").await, Some(calls), "LLM calls");
+    assert_eq!(
+        prom.sum("sum(simfleet_llm_prompt_tokens_total)").await,
+        Some(llm_seat("prompt_tokens")),
+        "prompt tokens"
+    );
+    assert_eq!(
+        prom.sum(r#"sum(simfleet_llm_failures_total{kind="rate_limited"})"#).await,
+        Some(llm_seat("rate_limited"))
     );
 
     // Every expression of every dashboard returns data.
@@ -170,5 +224,5 @@ async fn every_panel_returns_data_and_counts_match_the_results() {
         }
     }
     assert!(empty.is_empty(), "panels without data:\n{}", empty.join("\n"));
-    assert!(checked >= 40, "only {checked} expressions found in {}", dashboards.display());
+    assert!(checked >= 59, "only {checked} expressions found in {}", dashboards.display());
 }

@@ -24,3 +24,6 @@ mod config;
 mod arena;
 // README.md and docs/: every command block runs, shown output is checked, contracts match the code.
 mod docs;
+// llm seats end to end against a stand-in model server: CLI, fleet, HTTPS, proxies, failures,
+// calls in flight, replays, promtool.
+mod llm;

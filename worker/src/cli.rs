@@ -14,9 +14,16 @@ use crate::settings::LogFormat;
 /// (e.g. SIMFLEET_WORKER__CONCURRENCY=8, SIMFLEET_WORKER__AUTH__PASSWORD_FILE=/run/secrets/p),
 /// then these flags. Keys are snake_case with unit suffixes: nats_url, concurrency,
 /// ack_wait_seconds, max_deliver, max_ack_pending, fetch_batch, prefetch, drain_timeout_seconds,
-/// metrics_listen, log_format, worker_id, [auth] (user, password, password_file, token,
-/// token_file, nkey_seed, nkey_seed_file, creds_file, tls_ca_file) and
+/// metrics_listen, log_format, worker_id, llm_concurrency, llm_ca_file, llm_fleet_workers,
+/// [[llm_prices]] (model, prompt_per_1k, completion_per_1k), [auth] (user, password,
+/// password_file, token, token_file, nkey_seed, nkey_seed_file, creds_file, tls_ca_file) and
 /// [buckets.<game>] (team_reward, length, agent_reward).
+///
+/// Jobs with `llm` seats are played on I/O threads of their own, llm_concurrency episodes at
+/// once, outside the CPU concurrency. Model endpoints are reached over HTTP or HTTPS (the
+/// system's roots plus llm_ca_file), through HTTPS_PROXY / HTTP_PROXY / ALL_PROXY unless
+/// NO_PROXY names the host; a seat's API key is read from the environment variable its
+/// `api_key_env` names (default OPENAI_API_KEY).
 ///
 /// Serves /metrics, /healthz and /readyz on --metrics-listen. SIGTERM or ctrl-c stops
 /// pulling, lets jobs in flight finish for drain_timeout_seconds, returns the rest to the
@@ -50,4 +57,10 @@ pub struct Cli {
     /// minutes.
     #[arg(long, value_name = "N")]
     pub prefetch: Option<usize>,
+
+    /// Episodes with `llm` seats played at once, each waiting on one model call; they do not
+    /// count against --concurrency [default: 64]. Choose about the calls per second wanted
+    /// times the model's latency in seconds.
+    #[arg(long, value_name = "N")]
+    pub llm_concurrency: Option<usize>,
 }

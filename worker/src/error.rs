@@ -47,6 +47,9 @@ pub enum WorkerError {
     /// The operating system refused to start the play threads.
     #[error("cannot start the play threads: {0}")]
     Threads(std::io::Error),
+    /// The transport for `llm` seats cannot be built (a bad CA file or proxy URL).
+    #[error("cannot set up the llm transport: {0}")]
+    LlmTransport(simfleet::llm::http::HttpError),
 }
 
 /// `nats://user:secret@host:4222` → `nats://user:***@host:4222`, for logs and errors.

@@ -15,7 +15,9 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use metrics_exporter_prometheus::formatting::{sanitize_label_value, write_metric_line, write_type_line};
+use metrics_exporter_prometheus::formatting::{
+    sanitize_label_value, write_help_line, write_metric_line, write_type_line,
+};
 
 /// Counts of one histogram series: per bucket (not cumulative; the last slot is `+Inf`), sum
 /// and count. Also the job-local tally that is merged into a series.
@@ -115,10 +117,14 @@ impl Histograms {
     }
 
     /// Appends every series in the Prometheus text format, as the exporter renders a histogram:
-    /// cumulative `_bucket` lines with `le`, `+Inf`, `_sum` and `_count`.
+    /// `# HELP` (from [`crate::telemetry::help`]) and `# TYPE`, cumulative `_bucket` lines with
+    /// `le`, `+Inf`, `_sum` and `_count`.
     pub fn render_into(&self, out: &mut String) {
         let families = self.families.lock().expect("histogram families lock");
         for (name, series) in families.iter() {
+            if let Some(help) = crate::telemetry::help(name) {
+                write_help_line(out, name, &help);
+            }
             write_type_line(out, name, "histogram");
             for (labels, s) in series {
                 let counts = s.counts.lock().expect("histogram series lock").clone();

@@ -138,7 +138,7 @@ pub(crate) async fn handle(
         return;
     }
     let (sweep, index) = (job.sweep.clone(), job.index);
-    let mut claim = ctx.players.queue(Arc::from(job));
+    let mut claim = ctx.players.queue(Arc::from(job), permit);
     let start = tokio::time::Instant::now() + ctx.progress_every;
     let mut progress = tokio::time::interval_at(start, ctx.progress_every);
     let stopping = reached(stage.clone(), Stage::Draining);
@@ -177,7 +177,8 @@ pub(crate) async fn handle(
         }
     };
     publish_then_ack(&ctx, &msg, encoded).await;
-    drop(permit);
+    // The claim holds the job's slot until the result is published.
+    drop(claim);
 }
 
 /// Completes once the worker reaches `stage`.

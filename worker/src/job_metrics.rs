@@ -4,15 +4,20 @@
 //! do that thousands of times. So handles are resolved once per sweep cell (game, scenario,
 //! policy set) and kept; outcomes are counted per job before one `increment` each, and the
 //! per-episode histograms are tallied per job and merged once ([`crate::histograms`]). The
-//! engines never see any of this: everything is derived from the `JobResult` afterwards.
+//! engines never see any of this: everything is derived from the `JobResult` afterwards. For
+//! jobs with `llm` seats, the answers the game refused and the fallbacks are read from the
+//! records' `llm` stats here (the calls themselves are counted as they happen,
+//! [`crate::llm_metrics`]).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use metrics::{Counter, Gauge};
-use simfleet::{GameKind, Job, JobErrorKind, JobResult};
+use simfleet::llm::episodes::{has_llm_seats, is_llm_spec};
+use simfleet::{GameKind, Job, JobErrorKind, JobResult, Spec};
 
 use crate::histograms::{self, Series};
+use crate::llm_metrics::LlmMetrics;
 use crate::telemetry::{
     agent_reward_metric, episode_length_metric, team_reward_metric, EPISODES_TOTAL, JOBS_IN_FLIGHT, JOBS_TOTAL,
     JOB_DURATION_SECONDS, JOB_REDELIVERIES_TOTAL, UNKNOWN_GAME_LABEL,
@@ -82,6 +87,7 @@ type CellKey = (GameKind, String, String);
 pub struct JobMetrics {
     cells: Mutex<HashMap<CellKey, Arc<Mutex<Cell>>>>,
     in_flight: Gauge,
+    llm: Arc<LlmMetrics>,
 }
 
 impl Default for JobMetrics {
@@ -93,7 +99,12 @@ impl Default for JobMetrics {
 impl JobMetrics {
     /// Handles on the global recorder (no-ops until one is installed).
     pub fn new() -> JobMetrics {
-        JobMetrics { cells: Mutex::new(HashMap::new()), in_flight: metrics::gauge!(JOBS_IN_FLIGHT) }
+        JobMetrics::with_llm(Arc::new(LlmMetrics::new()))
+    }
+
+    /// The same, sharing `llm`'s handles with the transport that counts the calls.
+    pub fn with_llm(llm: Arc<LlmMetrics>) -> JobMetrics {
+        JobMetrics { cells: Mutex::new(HashMap::new()), in_flight: metrics::gauge!(JOBS_IN_FLIGHT), llm }
     }
 
     /// Counts a job in flight until the guard drops.
@@ -153,6 +164,28 @@ impl JobMetrics {
         }
         for (outcome, n) in outcomes {
             cell.outcome(outcome).increment(n);
+        }
+        drop(cell);
+        if has_llm_seats(job) {
+            self.llm_outcomes(kind.as_str(), job, result);
+        }
+    }
+
+    /// Counts, per `llm` seat, the answers the game refused and the fallbacks of a job's records.
+    fn llm_outcomes(&self, game: &'static str, job: &Job, result: &JobResult) {
+        for (seat, spec) in job.policy_set.seats.iter().enumerate().filter(|(_, s)| is_llm_spec(s)) {
+            let Ok(spec) = Spec::parse(spec) else { continue };
+            let (model, endpoint) = (spec.get("model").unwrap_or(""), spec.get("endpoint").unwrap_or(""));
+            let key = seat.to_string();
+            let (mut refused, mut fell_back) = (0, 0);
+            for r in &result.records {
+                let stats = r.stats.get("llm").and_then(|l| l.get(&key));
+                let count = |k: &str| stats.and_then(|s| s.get(k)).and_then(serde_json::Value::as_u64).unwrap_or(0);
+                refused += count("invalid_outputs");
+                fell_back += count("fallbacks");
+            }
+            self.llm.refused(game, model, endpoint, "invalid_output", refused);
+            self.llm.fell_back(game, model, endpoint, fell_back);
         }
     }
 }

@@ -1,6 +1,6 @@
-//! The simfleet worker: pulls episode jobs from the shared JetStream consumer, plays them with
-//! `simfleet::run_job` on the blocking pool, publishes MessagePack results and keeps Prometheus
-//! metrics. `main.rs` only parses the config, starts logging and metrics, connects, and calls
+//! The simfleet worker: pulls episode jobs from the shared JetStream consumer, plays them on play
+//! threads of its own (jobs with `llm` seats on I/O threads), publishes MessagePack results and
+//! keeps Prometheus metrics. `main.rs` only parses the config, starts logging and metrics, connects, and calls
 //! [`run`] with a signal future; tests call the same [`run`].
 //!
 //! # Layout
@@ -10,9 +10,11 @@
 //! - [`topology`]: get-or-create of the streams, consumer and KV bucket (the coordinator uses
 //!   it too).
 //! - `intake`: the pull loop, slots and shutdown; `job`: one job from delivery to ack;
-//!   `player`: the play threads; `cancellation`: which sweeps are cancelled.
+//!   `player`: the play threads; `llm_pool`: the I/O threads for jobs with `llm` seats;
+//!   `cancellation`: which sweeps are cancelled.
 //! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
-//!   job; [`histograms`]: the per-episode histograms as exact bucket counts.
+//!   job; [`histograms`]: the per-episode histograms as exact bucket counts; [`llm_metrics`]:
+//!   counting model calls as they happen.
 //! - [`server`]: `/metrics`, `/healthz`, `/readyz`.
 //! - [`WorkerError`]: what stops the worker.
 //!
@@ -40,6 +42,8 @@ pub mod histograms;
 mod intake;
 mod job;
 pub mod job_metrics;
+pub mod llm_metrics;
+mod llm_pool;
 mod player;
 pub mod server;
 pub mod settings;
@@ -70,14 +74,23 @@ pub async fn run(
         Ok(info) => info.config.ack_wait,
         Err(_) => settings.ack_wait,
     };
-    telemetry::register_worker(settings.concurrency);
-    let env = simfleet::RunEnv {
-        chat: Some(Arc::new(simfleet::llm::http::HttpTransport::new())),
-        worker: settings.worker_id.clone(),
-    };
-    let metrics = Arc::new(job_metrics::JobMetrics::new());
+    telemetry::register_worker(settings.concurrency, settings.llm_concurrency, &settings.llm_prices);
+    let http = simfleet::llm::http::shared(&llm_options(&settings)).map_err(WorkerError::LlmTransport)?;
+    let env = simfleet::RunEnv { chat: Some(Arc::clone(&http)), worker: settings.worker_id.clone() };
+    let llm_metrics = Arc::new(llm_metrics::LlmMetrics::new());
+    // Each game's llm seats call through a transport that counts their calls by game.
+    let llm_envs = simfleet::GameKind::ALL
+        .into_iter()
+        .map(|game| {
+            let metered =
+                llm_metrics::MeteredTransport::new(Arc::clone(&http), game.as_str(), Arc::clone(&llm_metrics));
+            (game, simfleet::RunEnv { chat: Some(Arc::new(metered)), worker: settings.worker_id.clone() })
+        })
+        .collect();
+    let metrics = Arc::new(job_metrics::JobMetrics::with_llm(llm_metrics));
     let play = player::PlayContext { env: env.clone(), metrics: Arc::clone(&metrics), client: js.client() };
-    let players = player::Players::start(settings.concurrency, Arc::new(play)).map_err(WorkerError::Threads)?;
+    let players = player::Players::start(settings.concurrency, settings.llm_concurrency, Arc::new(play), llm_envs)
+        .map_err(WorkerError::Threads)?;
     let jobs = job::JobContext {
         js: js.clone(),
         env,
@@ -90,6 +103,7 @@ pub async fn run(
     tracing::info!(
         worker_id = settings.worker_id,
         concurrency = settings.concurrency,
+        llm_concurrency = settings.llm_concurrency,
         prefetch = settings.prefetch,
         ack_wait_seconds = ack_wait.as_secs(),
         "worker started"
@@ -106,4 +120,15 @@ pub async fn run(
     };
     intake.run(shutdown).await;
     Ok(())
+}
+
+/// How the worker reaches model endpoints: its CA file, the environment's proxies, its share of
+/// the endpoints' limits, and a connection per episode in flight.
+fn llm_options(settings: &Settings) -> simfleet::llm::http::HttpOptions {
+    simfleet::llm::http::HttpOptions {
+        ca_file: settings.llm_ca_file.clone(),
+        proxies: simfleet::llm::http::Proxies::from_env(),
+        fleet_processes: settings.llm_fleet_workers,
+        max_idle_per_host: settings.llm_concurrency,
+    }
 }

@@ -2,6 +2,13 @@
 //! them with `simfleet::run_job`, encode the result, record its metrics, and hand the encoded
 //! result back to the job's task, which publishes it.
 //!
+//! Jobs with `llm` seats go to the I/O threads instead ([`crate::llm_pool`]): they wait on a
+//! model, not a core. Such a job swaps its intake slot for slots of its own (one per episode it
+//! can play at once, out of `2 × llm_concurrency`), so that jobs waiting on models do not keep
+//! the intake from fetching work for the cores; only a backlog beyond those slots waits in the
+//! intake's slots, like prefetched jobs. The routing is one string check per job on its task:
+//! the play threads' path is unchanged.
+//!
 //! Why threads of our own and not `spawn_blocking` per job: a play thread that finishes a job
 //! takes the next queued one at once. With `spawn_blocking` the next job started only after the
 //! runtime had run the finished job's task and then the queued job's task, about half a
@@ -14,16 +21,19 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
+use simfleet::llm::episodes::has_llm_seats;
 use simfleet::protocol;
-use simfleet::{Job, JobError, JobErrorKind, JobResult, RunEnv};
-use tokio::sync::oneshot;
+use simfleet::{GameKind, Job, JobError, JobErrorKind, JobResult, RunEnv};
+use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
 use crate::job_metrics::JobMetrics;
+use crate::llm_pool::LlmPool;
 
-/// A ticket's state: waiting in the queue, taken by a play thread, or taken back by its task.
-const QUEUED: u8 = 0;
-const STARTED: u8 = 1;
-const WITHDRAWN: u8 = 2;
+/// A ticket's state: waiting in the queue, taken by a play thread (or an I/O thread), or
+/// taken back by its task.
+pub(crate) const QUEUED: u8 = 0;
+pub(crate) const STARTED: u8 = 1;
+pub(crate) const WITHDRAWN: u8 = 2;
 
 /// A result ready to publish: what answering needs, without the records.
 pub(crate) struct Encoded {
@@ -58,11 +68,30 @@ struct Ticket {
     done: oneshot::Sender<Encoded>,
 }
 
-/// A queued job, from its task's side.
+/// A queued job, from its task's side. Holds the job's intake slot until dropped (after the
+/// result is published).
 pub(crate) struct Claim {
     state: Arc<AtomicU8>,
     /// The encoded result, when played.
     pub(crate) done: oneshot::Receiver<Encoded>,
+    _slot: Slot,
+}
+
+/// What a job holds while it is in the worker.
+enum Slot {
+    /// Its intake slot.
+    Intake(#[allow(dead_code)] OwnedSemaphorePermit),
+    /// A task that swaps the intake slot for LLM slots as soon as they are free, and holds
+    /// them until aborted (when the claim drops).
+    Llm(tokio::task::JoinHandle<()>),
+}
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        if let Slot::Llm(task) = self {
+            task.abort();
+        }
+    }
 }
 
 impl Claim {
@@ -72,33 +101,72 @@ impl Claim {
     }
 }
 
-/// The play threads and their queue. The threads exit when this is dropped and the queue is
-/// empty; a job playing then still finishes (its result goes nowhere).
+/// The play threads and their queue, and the I/O threads for jobs with `llm` seats. The
+/// threads exit when this is dropped and the queues are empty; a job playing then still
+/// finishes (its result goes nowhere).
 pub(crate) struct Players {
     queue: mpsc::Sender<Ticket>,
+    llm: LlmPool,
+    /// One permit per episode with `llm` seats held by this worker: `2 × llm_concurrency`
+    /// (as many playing as queued).
+    llm_slots: Arc<Semaphore>,
+    llm_capacity: u32,
 }
 
 impl Players {
-    /// Starts `threads` play threads.
-    pub(crate) fn start(threads: usize, ctx: Arc<PlayContext>) -> std::io::Result<Players> {
+    /// Starts `threads` play threads and `llm_threads` I/O threads (`llm_envs`: each game's
+    /// environment for `llm` seats).
+    pub(crate) fn start(
+        threads: usize,
+        llm_threads: usize,
+        ctx: Arc<PlayContext>,
+        llm_envs: Vec<(GameKind, RunEnv)>,
+    ) -> std::io::Result<Players> {
         let (queue, taken) = mpsc::channel::<Ticket>();
         let taken = Arc::new(Mutex::new(taken));
         for i in 0..threads {
             let (taken, ctx) = (Arc::clone(&taken), Arc::clone(&ctx));
             std::thread::Builder::new().name(format!("play-{i}")).spawn(move || play(&taken, &ctx))?;
         }
-        Ok(Players { queue })
+        let llm = LlmPool::start(llm_threads, ctx, llm_envs)?;
+        let capacity = 2 * llm_threads.max(1);
+        Ok(Players {
+            queue,
+            llm,
+            llm_slots: Arc::new(Semaphore::new(capacity)),
+            llm_capacity: u32::try_from(capacity).unwrap_or(u32::MAX),
+        })
     }
 
-    /// Queues `job` behind the jobs already queued.
-    pub(crate) fn queue(&self, job: Arc<Job>) -> Claim {
+    /// Queues `job` behind the jobs already queued: on the play threads, or for a job with
+    /// `llm` seats on the I/O threads. `slot` is the job's intake slot, held by the claim.
+    pub(crate) fn queue(&self, job: Arc<Job>, slot: OwnedSemaphorePermit) -> Claim {
+        if has_llm_seats(&job) {
+            return self.queue_llm(job, slot);
+        }
         let state = Arc::new(AtomicU8::new(QUEUED));
         let (done, result) = oneshot::channel();
         // The threads outlive every sender (they exit only once the queue is closed), so a send
         // cannot fail; if one ever did, the dropped ticket closes `done` and the job's task
         // gives the job back.
         let _ = self.queue.send(Ticket { job, state: Arc::clone(&state), done });
-        Claim { state, done: result }
+        Claim { state, done: result, _slot: Slot::Intake(slot) }
+    }
+
+    fn queue_llm(&self, job: Arc<Job>, slot: OwnedSemaphorePermit) -> Claim {
+        // A job takes a slot per episode it could play at once, at most all of them.
+        let wanted = job.seeds.count.clamp(1, u64::from(self.llm_capacity)) as u32;
+        let slots = Arc::clone(&self.llm_slots);
+        let swap = tokio::spawn(async move {
+            // The semaphore is never closed.
+            let Ok(held) = slots.acquire_many_owned(wanted).await else { return };
+            drop(slot);
+            // Hold the LLM slots until the claim aborts this task.
+            std::future::pending::<()>().await;
+            drop(held);
+        });
+        let (state, done) = self.llm.queue(job);
+        Claim { state, done, _slot: Slot::Llm(swap) }
     }
 }
 
@@ -128,7 +196,7 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
 
 /// Encodes a played job's result, logs it and records its metrics. The result is dropped here,
 /// on the thread that built it: thousands of small frees, cheaper where they were allocated.
-fn finish(ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded {
+pub(crate) fn finish(ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded {
     let (result, payload) = encode_fitting(ctx, job, result);
     match &result.error {
         None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.records.len(), "job played"),

@@ -10,7 +10,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::net::SocketAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -25,6 +25,9 @@ pub const DEFAULT_NATS_URL: &str = "nats://127.0.0.1:4222";
 pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:9464";
 /// The environment prefix: `SIMFLEET_WORKER__CONCURRENCY`, `SIMFLEET_WORKER__AUTH__TOKEN`.
 pub const ENV_PREFIX: &str = "SIMFLEET_WORKER";
+/// Episodes with `llm` seats played at once when nothing says otherwise: each keeps one model
+/// call in flight (64 calls in flight ≈ 250 calls/s against a 250 ms endpoint).
+pub const DEFAULT_LLM_CONCURRENCY: usize = 64;
 
 /// A configuration error: one line naming the key.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -90,10 +93,28 @@ struct RawConfig {
     drain_timeout_seconds: u64,
     metrics_listen: String,
     log_format: LogFormat,
+    llm_concurrency: usize,
+    llm_ca_file: Option<PathBuf>,
+    llm_fleet_workers: u32,
+    #[serde(default)]
+    llm_prices: Vec<LlmPrice>,
     #[serde(default)]
     auth: AuthConfig,
     #[serde(default)]
     buckets: BTreeMap<String, GameBuckets>,
+}
+
+/// `[[llm_prices]]`: what 1000 tokens of a model cost, for the dashboards' cost estimate
+/// (`simfleet_llm_token_price_dollars`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmPrice {
+    /// The model name as the `llm` seats give it (`model=`).
+    pub model: String,
+    /// Dollars per 1000 prompt (input) tokens.
+    pub prompt_per_1k: f64,
+    /// Dollars per 1000 completion (output) tokens.
+    pub completion_per_1k: f64,
 }
 
 /// Stage two: everything the worker needs, resolved and checked.
@@ -127,6 +148,18 @@ pub struct Settings {
     pub metrics_listen: SocketAddr,
     /// Log format.
     pub log_format: LogFormat,
+    /// Episodes with `llm` seats played at once, on I/O threads of their own: they wait on a
+    /// model, not a core, so they do not count against `concurrency`. Also the connections kept
+    /// open per model server.
+    pub llm_concurrency: usize,
+    /// A PEM file of CA certificates trusted for HTTPS model endpoints besides the system's
+    /// roots (checked at load).
+    pub llm_ca_file: Option<PathBuf>,
+    /// How many workers share each endpoint's fleet-wide `rpm`/`tpm` limits: this worker
+    /// enforces `1 / llm_fleet_workers` of them.
+    pub llm_fleet_workers: u32,
+    /// Prices per 1000 tokens by model, exported as a gauge for the cost panels.
+    pub llm_prices: Vec<LlmPrice>,
     /// Credentials and TLS.
     pub auth: Auth,
     /// Histogram bucket overrides, by full metric name.
@@ -147,6 +180,10 @@ impl fmt::Debug for Settings {
             .field("drain_timeout", &self.drain_timeout)
             .field("metrics_listen", &self.metrics_listen)
             .field("log_format", &self.log_format)
+            .field("llm_concurrency", &self.llm_concurrency)
+            .field("llm_ca_file", &self.llm_ca_file)
+            .field("llm_fleet_workers", &self.llm_fleet_workers)
+            .field("llm_prices", &self.llm_prices)
             .field("auth", &self.auth)
             .field("buckets", &self.buckets)
             .finish()
@@ -176,6 +213,10 @@ impl Default for Settings {
             drain_timeout: Duration::from_secs(25),
             metrics_listen: DEFAULT_METRICS_LISTEN.parse().expect("a valid literal address"),
             log_format: LogFormat::Text,
+            llm_concurrency: DEFAULT_LLM_CONCURRENCY,
+            llm_ca_file: None,
+            llm_fleet_workers: 1,
+            llm_prices: Vec::new(),
             auth: Auth::default(),
             buckets: BTreeMap::new(),
         }
@@ -195,7 +236,9 @@ impl Settings {
             .set_default("max_ack_pending", d.max_ack_pending)?
             .set_default("drain_timeout_seconds", d.drain_timeout.as_secs())?
             .set_default("metrics_listen", DEFAULT_METRICS_LISTEN)?
-            .set_default("log_format", "text")?;
+            .set_default("log_format", "text")?
+            .set_default("llm_concurrency", d.llm_concurrency as u64)?
+            .set_default("llm_fleet_workers", u64::from(d.llm_fleet_workers))?;
         if let Some(file) = &cli.config {
             builder = builder.add_source(file_source(file)?);
         }
@@ -211,6 +254,7 @@ impl Settings {
             .set_override_option("metrics_listen", cli.metrics_listen.clone())?
             .set_override_option("concurrency", cli.concurrency.map(|c| c as u64))?
             .set_override_option("prefetch", cli.prefetch.map(|c| c as u64))?
+            .set_override_option("llm_concurrency", cli.llm_concurrency.map(|c| c as u64))?
             .set_override_option(
                 "log_format",
                 cli.log_format.map(|f| if f == LogFormat::Json { "json" } else { "text" }),
@@ -247,6 +291,18 @@ impl RawConfig {
                 format!("{:?} is not an address like 127.0.0.1:9464: {e}", self.metrics_listen),
             )
         })?;
+        if let Some(path) = &self.llm_ca_file {
+            simfleet::llm::http::roots::ca_file(path).map_err(|e| ConfigError::new("llm_ca_file", e.to_string()))?;
+        }
+        for (i, p) in self.llm_prices.iter().enumerate() {
+            let ok = |v: f64| v.is_finite() && v >= 0.0;
+            if p.model.is_empty() || !ok(p.prompt_per_1k) || !ok(p.completion_per_1k) {
+                return Err(ConfigError::new(
+                    format!("llm_prices[{i}]"),
+                    "needs a model name and prices that are finite and not negative",
+                ));
+            }
+        }
         let worker_id = self.worker_id.unwrap_or_else(|| default_worker_id(env));
         if worker_id.is_empty() {
             return Err(ConfigError::new("worker_id", "must not be empty"));
@@ -263,6 +319,10 @@ impl RawConfig {
             drain_timeout: Duration::from_secs(self.drain_timeout_seconds),
             metrics_listen,
             log_format: self.log_format,
+            llm_concurrency: positive("llm_concurrency", self.llm_concurrency)?,
+            llm_ca_file: self.llm_ca_file,
+            llm_fleet_workers: positive("llm_fleet_workers", self.llm_fleet_workers)?,
+            llm_prices: self.llm_prices,
             auth: self.auth.resolve()?,
             buckets: telemetry::resolve_bucket_overrides(&self.buckets)?,
         })

@@ -1,5 +1,5 @@
-//! `coordinator replay SWEEP --scenario S --policy-set P --seed N`: one episode's JSON replay,
-//! played in-process from the cell the sweep file defines.
+//! `coordinator replay SWEEP --scenario S --policy-set P --seed N [--records FILE]`: one
+//! episode's JSON replay, played in-process from the cell the sweep file defines.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -31,23 +31,30 @@ pub struct Args {
     /// Write the replay here instead of stdout.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Replay the episode's `llm` seats from their recorded exchanges in this results file
+    /// (any format) instead of calling the model; fails unless the replayed record equals
+    /// the recorded one byte for byte.
+    #[arg(long, value_name = "FILE")]
+    records: Option<PathBuf>,
 }
 
 /// Writes the replay.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let text = replay(&args.sweep, args.game, &args.scenario, &args.policy_set, args.seed)?;
+    let text = replay(&args.sweep, args.game, &args.scenario, &args.policy_set, args.seed, args.records.as_deref())?;
     write_text(&text, args.out.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// One episode's JSON replay: the cell of `sweep_path` with `scenario` and `policy_set` (and
-/// `game`, when several games have them), played with `seed`.
+/// `game`, when several games have them), played with `seed`; with `records`, its `llm` seats
+/// answered from the exchanges recorded there ([`crate::llm::replay_recorded`]).
 pub fn replay(
     sweep_path: &Path,
     game: Option<GameKind>,
     scenario: &str,
     policy_set: &str,
     seed: u64,
+    records: Option<&Path>,
 ) -> anyhow::Result<String> {
     let sweep = Sweep::load(sweep_path)?;
     let cells = sweep.find_cell(game, scenario, policy_set);
@@ -73,6 +80,15 @@ pub fn replay(
         seeds: SeedRange { start: seed, count: 1 },
         replay: true,
     };
+    if let Some(records) = records {
+        let r = crate::llm::replay_recorded(&job, records)?;
+        eprintln!(
+            "replayed from {}: the record matches byte for byte; {} model call(s) answered from it, none made",
+            records.display(),
+            r.calls
+        );
+        return Ok(r.replay);
+    }
     let result = simfleet::run_job(&job, &RunEnv { chat: crate::llm::llm_transport(), worker: "replay".into() });
     if let Some(e) = result.error {
         bail!("the episode could not be played: {e}");

@@ -18,10 +18,16 @@ pub const FINAL_SCRAPE_TIMEOUT: Duration = Duration::from_secs(15);
 /// `/metrics` requests served so far.
 static SCRAPES: AtomicU64 = AtomicU64::new(0);
 
+/// Registers the `# HELP` text of every metric the coordinator serves with the current recorder.
+pub fn describe() {
+    metrics::describe_gauge!(SWEEP_JOBS, "Jobs of the watched sweep by state: total, done, failed, pending.");
+}
+
 /// Installs the Prometheus recorder and serves `/metrics` on `addr` in a background task.
 /// Returns the bound address (port 0 picks one).
 pub async fn serve(addr: SocketAddr) -> anyhow::Result<SocketAddr> {
     let handle: PrometheusHandle = PrometheusBuilder::new().install_recorder()?;
+    describe();
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| anyhow::anyhow!("cannot serve metrics on {addr}: {e}"))?;

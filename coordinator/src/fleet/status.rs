@@ -86,7 +86,7 @@ pub fn table(states: &[SweepState]) -> String {
             ]
         })
         .collect();
-    let mut out = table::render(head, [L, L, R, R, R, R, R, R, R], &rows);
+    let mut out = table::render(&head, &[L, L, R, R, R, R, R, R, R], &rows);
     if states.is_empty() {
         out.push_str("(no sweeps on this server)\n");
     }

@@ -90,7 +90,8 @@ fn probe(game: GameKind, scenario: &str, seats: Vec<String>) -> Result<(), simfl
         seeds: SeedRange { start: 0, count: 1 },
         replay: false,
     };
-    simfleet::prepare_job(&job, &RunEnv::default()).map(|_| ())
+    let env = RunEnv { chat: crate::llm::llm_transport(), ..RunEnv::default() };
+    simfleet::prepare_job(&job, &env).map(|_| ())
 }
 
 impl RawRanking {

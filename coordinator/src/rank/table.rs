@@ -73,7 +73,7 @@ pub fn table(fits: &[Fit], skipped: &IndexMap<String, u64>) -> String {
             out.push('\n');
         }
         let _ = writeln!(out, "{}", heading(fit));
-        out.push_str(&table::render(HEADINGS, [R, L, R, R, R, R, R, R], &cells(fit)));
+        out.push_str(&table::render(&HEADINGS, &[R, L, R, R, R, R, R, R], &cells(fit)));
     }
     out.push_str(
         "\ncontribution: change in team reward from one seat of this policy instead of the roster average \

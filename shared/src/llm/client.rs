@@ -1,12 +1,18 @@
-//! The attempt loop of one decision: call, parse, re-prompt, back off, give up (spec §10.3 of
-//! the games that use it).
+//! The attempt loop of one decision: call, parse, re-prompt, back off, wait out rate limits,
+//! give up (spec §10.3 of the games that use it).
 //!
-//! - At most `1 + max_retries` calls per decision.
-//! - A transport failure uses an attempt; after HTTP 429 or 5xx the client waits
-//!   `0.5 s · 2^k` (k = failed attempts of this decision before this one, capped at 4 s) through
+//! - At most `1 + max_retries` failed attempts per decision; an accepted answer ends it.
+//! - A transport failure uses an attempt; after HTTP 5xx the client waits `0.5 s · 2^k`
+//!   (k = failed attempts of this decision before this one, capped at 4 s) through
 //!   [`ChatTransport::sleep`], unless no attempt is left.
+//! - HTTP 429 uses no attempt: the client waits what the server asked (`Retry-After`, capped
+//!   at [`MAX_RETRY_AFTER`]) or `1 s · 2^j` (j = 429s of this decision before this one, capped
+//!   at 32 s) and sends the call again, up to [`MAX_RATE_LIMITED`] times per decision; after
+//!   that a 429 counts as a failed attempt like any other failure. So a rate-limited endpoint
+//!   slows a sweep down instead of turning its decisions into fallbacks.
 //! - An answer the game rejects uses an attempt and is followed by a corrective turn: the answer
 //!   as an assistant message, then the game's user message naming what was wrong.
+//! - Every call is recorded as an [`Exchange`] in the seat's stats (what a replay answers from).
 //! - When the attempts are spent, [`LlmClient::decide`] returns `None` and the caller asks its
 //!   fallback policy.
 
@@ -15,15 +21,31 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::{ChatMessage, ChatRequest, ChatTransport, LlmStats};
+use super::{ChatMessage, ChatRequest, ChatTransport, Exchange, LlmStats, RateLimits};
 
-/// The longest backoff wait.
+/// The longest backoff wait after a failed attempt.
 pub const MAX_BACKOFF: Duration = Duration::from_secs(4);
+
+/// 429s per decision that are waited out without using an attempt.
+pub const MAX_RATE_LIMITED: u32 = 8;
+
+/// The longest wait a `Retry-After` can ask for (a longer one is cut to this).
+pub const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+
+/// The longest wait after a 429 without `Retry-After`.
+pub const MAX_RATE_LIMIT_BACKOFF: Duration = Duration::from_secs(32);
 
 /// The wait after the k-th failure of a decision (k from 0): 0.5 s · 2^k, at most 4 s.
 pub fn backoff_delay(k: u32) -> Duration {
     let ms = 500u64.saturating_mul(1u64 << k.min(16));
     Duration::from_millis(ms).min(MAX_BACKOFF)
+}
+
+/// The wait after the j-th 429 of a decision (j from 0) that gave no `Retry-After`:
+/// 1 s · 2^j, at most 32 s.
+pub fn rate_limit_delay(j: u32) -> Duration {
+    let ms = 1000u64.saturating_mul(1u64 << j.min(16));
+    Duration::from_millis(ms).min(MAX_RATE_LIMIT_BACKOFF)
 }
 
 /// Where and how to call the model.
@@ -43,6 +65,10 @@ pub struct ClientConfig {
     pub max_retries: u32,
     /// Bearer token, read once when the job is prepared. Never logged or recorded.
     pub api_key: Option<String>,
+    /// The seat this client decides for.
+    pub seat: u32,
+    /// The endpoint's fleet-wide rate limits, if any.
+    pub limits: RateLimits,
 }
 
 impl std::fmt::Debug for ClientConfig {
@@ -56,6 +82,8 @@ impl std::fmt::Debug for ClientConfig {
             .field("timeout", &self.timeout)
             .field("max_retries", &self.max_retries)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("seat", &self.seat)
+            .field("limits", &self.limits)
             .finish()
     }
 }
@@ -72,7 +100,7 @@ pub struct Rejection {
 /// One call as kept in a replay.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CallRecord {
-    /// Attempt number within the decision, from 0.
+    /// The call's number within the decision, from 0 (429 retries included).
     pub attempt: u32,
     /// The messages sent.
     pub messages: Vec<ChatMessage>,
@@ -113,8 +141,9 @@ impl LlmClient {
     }
 
     /// Runs one decision: sends `messages`, hands each answer to `parse`, re-prompts on
-    /// rejections and retries transport failures, within the attempt cap. Counts everything in
-    /// `stats`; appends one [`CallRecord`] per call to `log` when given. `None` = attempts spent.
+    /// rejections, retries transport failures within the attempt cap and waits out 429s.
+    /// Counts everything in `stats` and records every call in `stats.exchanges`; appends one
+    /// [`CallRecord`] per call to `log` when given. `None` = attempts spent.
     pub fn decide<T>(
         &self,
         messages: Vec<ChatMessage>,
@@ -131,21 +160,25 @@ impl LlmClient {
             max_tokens: c.max_tokens,
             api_key: c.api_key.clone(),
             timeout: c.timeout,
+            seat: c.seat,
+            attempt: 0,
+            limits: c.limits,
         };
         stats.decisions += 1;
         let attempts = 1 + c.max_retries;
-        // Every attempt before this one failed (a success returns), so `attempt` is also the
-        // number of failures so far: the backoff exponent k.
-        for attempt in 0..attempts {
-            let last = attempt + 1 == attempts;
+        // `failed` counts the attempts used; 429s waited out are counted in `waited` instead.
+        let (mut failed, mut waited) = (0u32, 0u32);
+        while failed < attempts {
+            self.transport.admit(&request);
             let started = self.transport.now();
             let result = self.transport.complete(&request);
             let latency_ms = self.transport.now().saturating_duration_since(started).as_millis() as u64;
             stats.calls += 1;
             stats.latency_ms_total += latency_ms;
             stats.latency_ms_max = stats.latency_ms_max.max(latency_ms);
+            stats.exchanges.push(Exchange::new(&request.messages, latency_ms, &result));
             let mut record = log.as_ref().map(|_| CallRecord {
-                attempt,
+                attempt: request.attempt,
                 messages: request.messages.clone(),
                 raw: None,
                 error: None,
@@ -153,6 +186,7 @@ impl LlmClient {
                 latency_ms,
                 backoff_ms: 0,
             });
+            request.attempt += 1;
             match result {
                 Ok(response) => {
                     stats.prompt_tokens += response.prompt_tokens.unwrap_or(0);
@@ -171,6 +205,7 @@ impl LlmClient {
                             return Some(value);
                         }
                         Err(rejection) => {
+                            failed += 1;
                             stats.invalid_outputs += 1;
                             request.messages.push(ChatMessage { role: "assistant".into(), content: response.content });
                             request.messages.push(ChatMessage { role: "user".into(), content: rejection.corrective });
@@ -179,7 +214,15 @@ impl LlmClient {
                 }
                 Err(error) => {
                     stats.transport_errors += 1;
-                    let wait = (error.wants_backoff() && !last).then(|| backoff_delay(attempt));
+                    let rate_limited = error.is_rate_limited();
+                    stats.rate_limited += u64::from(rate_limited);
+                    let wait = if rate_limited && waited < MAX_RATE_LIMITED {
+                        waited += 1;
+                        Some(error.retry_after().map_or(rate_limit_delay(waited - 1), |d| d.min(MAX_RETRY_AFTER)))
+                    } else {
+                        failed += 1;
+                        (error.wants_backoff() && failed < attempts).then(|| backoff_delay(failed - 1))
+                    };
                     if let Some(r) = record.as_mut() {
                         r.error = Some(error.to_string());
                         r.parse = "transport_error".into();
@@ -253,6 +296,8 @@ mod tests {
             timeout: Duration::from_secs(1),
             max_retries,
             api_key: Some("k".into()),
+            seat: 3,
+            limits: RateLimits::default(),
         };
         LlmClient::new(config, t)
     }
@@ -290,26 +335,60 @@ mod tests {
         assert_eq!((stats.decisions, stats.calls, stats.invalid_outputs, stats.fallbacks), (1, 2, 1, 0));
         assert_eq!((stats.prompt_tokens, stats.completion_tokens), (20, 6));
         assert_eq!(log.iter().map(|r| r.parse.as_str()).collect::<Vec<_>>(), ["not_a_number", "accepted"]);
+        let answers: Vec<Option<&str>> = stats.exchanges.iter().map(|e| e.answer.as_deref()).collect();
+        assert_eq!(answers, [Some("seven"), Some("7")]);
+        assert_eq!(stats.exchanges[1].prompt_hash, crate::llm::exchange::prompt_hash(&seen[1].messages));
         assert!(t.slept.lock().unwrap().is_empty(), "rejections never back off");
     }
 
     #[test]
-    fn retry_cap_then_fallback_with_backoff_only_on_429_and_5xx() {
+    fn retry_cap_then_fallback_with_backoff_only_on_5xx() {
         let t = Scripted::new(vec![
-            Err(TransportError::Status(429)),
             Err(TransportError::Status(503)),
             Err(TransportError::Timeout),
             Err(TransportError::Status(500)),
         ]);
         let mut stats = LlmStats::default();
-        let got = client(t.clone(), 3).decide(user("n"), parse_number, &mut stats, None);
+        let got = client(t.clone(), 2).decide(user("n"), parse_number, &mut stats, None);
         assert_eq!(got, None);
-        // 429 → 0.5 s, 503 → 1 s, the timeout waits nothing, the last 500 has no attempt left.
-        assert_eq!(*t.slept.lock().unwrap(), [Duration::from_millis(500), Duration::from_secs(1)]);
-        assert_eq!((stats.calls, stats.transport_errors, stats.fallbacks), (4, 4, 1));
-        // A transport failure resends the same conversation.
+        // 503 → 0.5 s, the timeout waits nothing, the last 500 has no attempt left.
+        assert_eq!(*t.slept.lock().unwrap(), [Duration::from_millis(500)]);
+        assert_eq!((stats.calls, stats.transport_errors, stats.rate_limited, stats.fallbacks), (3, 3, 0, 1));
+        // A transport failure resends the same conversation, numbered, from the seat.
         let seen = t.seen.lock().unwrap();
-        assert!(seen.iter().all(|r| r.messages == user("n")));
+        assert!(seen.iter().all(|r| r.messages == user("n") && r.seat == 3));
+        assert_eq!(seen.iter().map(|r| r.attempt).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(stats.exchanges.len(), 3);
+        assert_eq!(stats.exchanges[1].error, Some(TransportError::Timeout));
+    }
+
+    #[test]
+    fn rate_limits_are_waited_out_without_using_attempts() {
+        let limited = |ms| Err(TransportError::RateLimited { retry_after_ms: ms });
+        let t = Scripted::new(vec![limited(Some(1500)), limited(None), limited(Some(120_000)), limited(None), Ok("7")]);
+        let mut stats = LlmStats::default();
+        // No retry at all: only the 429s' waits stand between the first call and the answer.
+        let got = client(t.clone(), 0).decide(user("n"), parse_number, &mut stats, None);
+        assert_eq!(got, Some(7));
+        let slept = t.slept.lock().unwrap().clone();
+        // Retry-After as asked, 2 s (one 429 before it), Retry-After cut to 60 s, 8 s (three before).
+        let secs = |s: f64| Duration::from_secs_f64(s);
+        assert_eq!(slept, [secs(1.5), secs(2.0), secs(60.0), secs(8.0)]);
+        assert_eq!((stats.calls, stats.transport_errors, stats.rate_limited, stats.fallbacks), (5, 4, 4, 0));
+    }
+
+    #[test]
+    fn rate_limits_count_as_failures_past_the_cap() {
+        let answers = vec![Err(TransportError::Status(429)); MAX_RATE_LIMITED as usize + 2];
+        let t = Scripted::new(answers);
+        let mut stats = LlmStats::default();
+        let got = client(t.clone(), 1).decide(user("n"), parse_number, &mut stats, None);
+        assert_eq!(got, None);
+        assert_eq!((stats.calls, stats.rate_limited, stats.fallbacks), (u64::from(MAX_RATE_LIMITED) + 2, 10, 1));
+        let slept = t.slept.lock().unwrap().clone();
+        // Eight waits doubling from 1 s to the 32 s cap, then 0.5 s before the last attempt.
+        let waits: Vec<u64> = slept.iter().map(|d| d.as_millis() as u64).collect();
+        assert_eq!(waits, [1000, 2000, 4000, 8000, 16000, 32000, 32000, 32000, 500]);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The connection parameters every game's `llm` seat takes, validated once for all games:
-//! `model` and `endpoint` (required), `api_key_env`, `temperature`, `max_tokens`, `timeout_s`
-//! and `max_retries` with their defaults and ranges. Each game adds its own keys (history,
-//! fallback) and checks the key set itself.
+//! `model` and `endpoint` (required), `api_key_env`, `temperature`, `max_tokens`, `timeout_s`,
+//! `max_retries`, and the endpoint's fleet-wide rate limits `rpm` and `tpm`, with their
+//! defaults and ranges. Each game adds its own keys (history, fallback) and checks the key set
+//! itself ([`KEYS`] lists the shared ones).
 
 use std::time::Duration;
 
@@ -9,7 +10,11 @@ use crate::field::{self, policy_path};
 use crate::protocol::{JobError, JobErrorKind};
 use crate::spec::Spec;
 
-use super::ClientConfig;
+use super::{ClientConfig, RateLimits};
+
+/// The keys every game's `llm` seat takes, in the order specs list them.
+pub const KEYS: [&str; 9] =
+    ["model", "endpoint", "api_key_env", "temperature", "max_tokens", "timeout_s", "max_retries", "rpm", "tpm"];
 
 /// The validated connection parameters of one `llm` seat. Holds the *name* of the key's
 /// environment variable, never the key.
@@ -29,6 +34,10 @@ pub struct ClientParams {
     pub timeout: Duration,
     /// Extra attempts after the first, 0..=5.
     pub max_retries: u32,
+    /// The endpoint's requests (`rpm`) and tokens (`tpm`) per minute for the whole fleet.
+    pub limits: RateLimits,
+    /// The seat.
+    pub seat: usize,
 }
 
 impl ClientParams {
@@ -57,6 +66,13 @@ impl ClientParams {
             },
         };
         let max_retries = spec.get("max_retries").map_or(Ok(2), |v| field::int(&path("max_retries"), v, 0, 5))?;
+        let limit = |k: &str, max: i64| -> Result<Option<u32>, JobError> {
+            spec.get(k).map(|v| field::int(&path(k), v, 1, max).map(|n| n as u32)).transpose()
+        };
+        let limits = RateLimits {
+            requests_per_minute: limit("rpm", 10_000_000)?,
+            tokens_per_minute: limit("tpm", i64::from(u32::MAX))?,
+        };
         Ok(ClientParams {
             model: model.to_string(),
             endpoint: endpoint.to_string(),
@@ -65,6 +81,8 @@ impl ClientParams {
             max_tokens: max_tokens as u32,
             timeout: Duration::from_secs_f64(timeout_s),
             max_retries: max_retries as u32,
+            limits,
+            seat,
         })
     }
 
@@ -78,6 +96,8 @@ impl ClientParams {
             timeout: self.timeout,
             max_retries: self.max_retries,
             api_key: std::env::var(&self.api_key_env).ok().filter(|k| !k.is_empty()),
+            seat: self.seat as u32,
+            limits: self.limits,
         }
     }
 }

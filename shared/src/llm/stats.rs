@@ -1,30 +1,39 @@
-//! Per-seat statistics of an LLM-driven seat, recorded in the episode record (`llm` stats).
+//! Per-seat statistics of an LLM-driven seat, recorded in the episode record (`llm` stats),
+//! with the seat's recorded exchanges: what a replay answers from.
 
 use serde::{Deserialize, Serialize};
 
+use super::Exchange;
+
 /// The fields of a seat's `llm` stat in an episode record, in order (what exports and
 /// researchers' loaders see; `LlmStats` serialises to exactly these).
-pub const LLM_STAT_FIELDS: [&str; 9] = [
+pub const LLM_STAT_FIELDS: [&str; 11] = [
     "decisions",
     "calls",
     "transport_errors",
+    "rate_limited",
     "invalid_outputs",
     "fallbacks",
     "prompt_tokens",
     "completion_tokens",
     "latency_ms_total",
     "latency_ms_max",
+    "exchanges",
 ];
 
-/// Counters of one seat over one episode, in the order records list them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Counters of one seat over one episode, in the order records list them, and its exchanges.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LlmStats {
     /// Decisions the seat was asked for.
     pub decisions: u64,
     /// Chat-completions calls made.
     pub calls: u64,
-    /// Calls that failed in transport (connect error, timeout, non-2xx, missing content).
+    /// Calls that failed in transport (connect or TLS error, timeout, non-2xx, missing
+    /// content), 429s included.
     pub transport_errors: u64,
+    /// Calls answered HTTP 429 (also counted in `transport_errors`); waited out without using
+    /// an attempt, up to the cap.
+    pub rate_limited: u64,
     /// Answers that did not parse or named an illegal action.
     pub invalid_outputs: u64,
     /// Decisions handed to the fallback policy after the attempts were spent.
@@ -37,4 +46,7 @@ pub struct LlmStats {
     pub latency_ms_total: u64,
     /// Longest call, in milliseconds (exempt from determinism).
     pub latency_ms_max: u64,
+    /// Every call's outcome, in order: the raw answer with its usage, or the error, and the
+    /// latency. A replay answers from these instead of calling the model ([`super::replay`]).
+    pub exchanges: Vec<Exchange>,
 }

@@ -20,6 +20,8 @@ pub(crate) enum Reply {
     Answer(String),
     /// This status with this body.
     Raw(u16, String),
+    /// This status with these extra headers and this body.
+    WithHeaders(u16, Vec<(String, String)>, String),
     /// Hold the connection this long without answering, then close it.
     Hang(Duration),
 }
@@ -116,14 +118,16 @@ fn serve(conn: TcpStream, seen: &Mutex<Vec<Seen>>, responder: &Responder, count:
     let n = count.fetch_add(1, Ordering::SeqCst);
     let reply = responder(n, &request);
     seen.lock().unwrap().push(request);
-    let (status, text) = match reply {
+    let (status, headers, text) = match reply {
         Reply::Hang(d) => {
             thread::sleep(d);
             return;
         }
-        Reply::Raw(status, text) => (status, text),
+        Reply::Raw(status, text) => (status, Vec::new(), text),
+        Reply::WithHeaders(status, headers, text) => (status, headers, text),
         Reply::Answer(content) => (
             200,
+            Vec::new(),
             json!({
                 "id": format!("chatcmpl-{n}"),
                 "object": "chat.completion",
@@ -134,9 +138,10 @@ fn serve(conn: TcpStream, seen: &Mutex<Vec<Seen>>, responder: &Responder, count:
         ),
     };
     let mut conn = conn;
+    let extra: String = headers.iter().map(|(k, v)| format!("{k}: {v}\r\n")).collect();
     let _ = write!(
         conn,
-        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{text}",
         text.len()
     );
     let _ = conn.flush();
@@ -157,6 +162,9 @@ impl<T> NoSleep<T> {
 impl<T: ChatTransport> ChatTransport for NoSleep<T> {
     fn complete(&self, request: &ChatRequest) -> Result<ChatResponse, TransportError> {
         self.inner.complete(request)
+    }
+    fn admit(&self, request: &ChatRequest) {
+        self.inner.admit(request)
     }
     fn sleep(&self, delay: Duration) {
         self.slept.lock().unwrap().push(delay);

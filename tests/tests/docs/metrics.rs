@@ -65,7 +65,11 @@ fn parse_doc(text: &str) -> Doc {
             vec![name]
         };
         for n in names {
-            families.entry(section.clone()).or_default().insert(n, family.clone());
+            let mut family = family.clone();
+            if let (Some(help), Some(game)) = (&family.help, GameKind::ALL.iter().find(|g| n.contains(g.as_str()))) {
+                family.help = Some(help.replace("<game>", game.as_str()));
+            }
+            families.entry(section.clone()).or_default().insert(n, family);
         }
     }
     Doc { families, buckets }
@@ -180,7 +184,9 @@ async fn the_metrics_doc_is_what_the_worker_and_coordinator_serve() {
     .await;
     worker.terminate();
 
-    let (served, les) = parse_exposition(&text);
+    let (mut served, les) = parse_exposition(&text);
+    // The `llm` families are checked by the dashboards test, whose worker plays `llm` seats.
+    served.retain(|name, _| !name.starts_with(LLM_PREFIX));
     let documented = &doc.families["Worker"];
     let mut wrong = Vec::new();
     for (name, family) in &served {
@@ -193,7 +199,7 @@ async fn the_metrics_doc_is_what_the_worker_and_coordinator_serve() {
     for name in documented.keys().filter(|n| !served.contains_key(*n)) {
         wrong.push(format!("{name} is in docs/metrics.md but the worker does not serve it"));
     }
-    for (name, bounds) in &doc.buckets {
+    for (name, bounds) in doc.buckets.iter().filter(|(n, _)| !n.starts_with(LLM_PREFIX)) {
         let served: BTreeSet<u64> =
             les.get(name).into_iter().flatten().map(|v| v.parse::<f64>().expect("an le bound").to_bits()).collect();
         let stated: BTreeSet<u64> = bounds.iter().map(|b| b.to_bits()).collect();
@@ -209,7 +215,10 @@ async fn the_metrics_doc_is_what_the_worker_and_coordinator_serve() {
     // The coordinator's gauge, rendered by the code `watch --metrics-listen` serves.
     let recorder = metrics_exporter_prometheus::PrometheusBuilder::new().build_recorder();
     let handle = recorder.handle();
-    metrics::with_local_recorder(&recorder, || coordinator::fleet::metrics::record_progress("s-000000000000", 3, 1, 1));
+    metrics::with_local_recorder(&recorder, || {
+        coordinator::fleet::metrics::describe();
+        coordinator::fleet::metrics::record_progress("s-000000000000", 3, 1, 1)
+    });
     let (coordinator, _) = parse_exposition(&handle.render());
     if coordinator != doc.families["Coordinator"] {
         wrong.push(format!(
@@ -218,6 +227,38 @@ async fn the_metrics_doc_is_what_the_worker_and_coordinator_serve() {
         ));
     }
     assert!(wrong.is_empty(), "docs/metrics.md is out of date:\n{}", wrong.join("\n"));
+}
+
+/// The names of the `llm` seats' families (docs/metrics.md's section "LLM seats").
+const LLM_PREFIX: &str = "simfleet_llm_";
+
+/// Checks the `llm` families of a worker's exposition `text` (a worker that played `llm` seats
+/// with a token price configured) against docs/metrics.md's section "LLM seats": every family
+/// served is documented as served, and every documented one is served. Returns what differs.
+pub(crate) fn llm_families_differ(text: &str) -> Vec<String> {
+    let doc = parse_doc(&std::fs::read_to_string(repo().join("docs/metrics.md")).unwrap());
+    let documented = &doc.families["LLM seats"];
+    let (mut served, les) = parse_exposition(text);
+    served.retain(|name, _| name.starts_with(LLM_PREFIX));
+    let mut wrong = Vec::new();
+    for (name, family) in &served {
+        match documented.get(name) {
+            None => wrong.push(format!("{name} is served but not in docs/metrics.md: {family:?}")),
+            Some(d) if d != family => wrong.push(format!("{name}: the doc says {d:?}, the worker serves {family:?}")),
+            Some(_) => {}
+        }
+    }
+    for name in documented.keys().filter(|n| !served.contains_key(*n)) {
+        wrong.push(format!("{name} is in docs/metrics.md but the worker does not serve it"));
+    }
+    for (name, bounds) in doc.buckets.iter().filter(|(n, _)| n.starts_with(LLM_PREFIX)) {
+        let served: BTreeSet<u64> =
+            les.get(name).into_iter().flatten().map(|v| v.parse::<f64>().expect("an le bound").to_bits()).collect();
+        if served != bounds.iter().map(|b| b.to_bits()).collect() {
+            wrong.push(format!("{name}: the doc's buckets {bounds:?} are not the served bounds {:?}", les.get(name)));
+        }
+    }
+    wrong
 }
 
 #[test]

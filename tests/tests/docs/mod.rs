@@ -18,7 +18,7 @@ mod examples;
 mod expected;
 mod links;
 mod markdown;
-mod metrics;
+pub(crate) mod metrics;
 mod policies;
 mod protocol;
 mod session;
@@ -27,11 +27,12 @@ mod toolchain;
 use session::run_doc;
 
 /// Every document whose commands run: README.md and each page of docs/.
-const DOCS: [&str; 9] = [
+const DOCS: [&str; 10] = [
     "README.md",
     "docs/README.md",
     "docs/determinism.md",
     "docs/kubernetes.md",
+    "docs/llm.md",
     "docs/metrics.md",
     "docs/protocol.md",
     "docs/records.md",
@@ -70,6 +71,11 @@ fn determinism_commands_run() {
 #[test]
 fn kubernetes_commands_run() {
     run_doc("docs/kubernetes.md").assert_ok("docs/kubernetes.md");
+}
+
+#[test]
+fn llm_commands_run() {
+    run_doc("docs/llm.md").assert_ok("docs/llm.md");
 }
 
 #[test]

@@ -80,7 +80,8 @@ impl Deception {
             }
         }
 
-        let llm: Vec<_> = this.seats.iter().enumerate().filter_map(|(s, p)| p.llm_stats().map(|st| (s, *st))).collect();
+        let llm: Vec<_> =
+            this.seats.iter().enumerate().filter_map(|(s, p)| p.llm_stats().map(|st| (s, st.clone()))).collect();
         let record = record::build(&this.state, &hash, &this.counters, &llm);
         let replay = replay.then(|| {
             Replay {

@@ -155,7 +155,7 @@ impl Trolley {
         let mut log = replay.then(ReplayLog::default);
         let hash = self.run(seed, log.as_mut());
         let llm: Vec<(usize, LlmStats)> =
-            self.policies.iter().enumerate().filter_map(|(seat, p)| p.llm_stats().map(|s| (seat, *s))).collect();
+            self.policies.iter().enumerate().filter_map(|(seat, p)| p.llm_stats().map(|s| (seat, s.clone()))).collect();
         (record::record(&self.buf.state, &self.buf.tally, &hash, llm), log)
     }
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use super::super::test_server::{NoSleep, Reply, StubServer};
 use super::super::{
-    ChatMessage, ChatRequest, ChatTransport, ClientConfig, LlmClient, LlmStats, Rejection, TransportError,
+    ChatMessage, ChatRequest, ChatTransport, ClientConfig, LlmClient, LlmStats, RateLimits, Rejection, TransportError,
 };
 use super::HttpTransport;
 
@@ -21,6 +21,9 @@ fn request(endpoint: &str, key: Option<&str>, timeout: Duration) -> ChatRequest 
         max_tokens: 42,
         api_key: key.map(str::to_string),
         timeout,
+        seat: 0,
+        attempt: 0,
+        limits: RateLimits::default(),
     }
 }
 
@@ -61,10 +64,39 @@ fn statuses_and_malformed_answers_are_transport_errors() {
     });
     let t = HttpTransport::new();
     let call = || t.complete(&request(&server.endpoint(), None, Duration::from_secs(5)));
-    assert_eq!(call(), Err(TransportError::Status(429)));
+    assert_eq!(call(), Err(TransportError::RateLimited { retry_after_ms: None }));
     assert_eq!(call(), Err(TransportError::Status(500)));
     assert!(matches!(call(), Err(TransportError::Malformed(_))));
     assert!(matches!(call(), Err(TransportError::Malformed(_))));
+}
+
+#[test]
+fn retry_after_is_read_in_seconds_or_milliseconds() {
+    let limited = |headers: &[(&str, &str)]| {
+        let headers = headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Reply::WithHeaders(429, headers, "{}".into())
+    };
+    let server = StubServer::start(move |n, _| match n {
+        0 => limited(&[("Retry-After", "2")]),
+        1 => limited(&[("retry-after-ms", "20.5"), ("Retry-After", "9")]),
+        2 => limited(&[("Retry-After", "Wed, 21 Oct 2015 07:28:00 GMT")]),
+        _ => Reply::Answer("ok".into()),
+    });
+    let t = HttpTransport::new();
+    let call = || t.complete(&request(&server.endpoint(), None, Duration::from_secs(5)));
+    assert_eq!(call(), Err(TransportError::RateLimited { retry_after_ms: Some(2000) }));
+    assert_eq!(call(), Err(TransportError::RateLimited { retry_after_ms: Some(21) }));
+    assert_eq!(call(), Err(TransportError::RateLimited { retry_after_ms: None }));
+}
+
+#[test]
+fn connect_errors_name_the_endpoint_without_credentials() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let endpoint = format!("http://user:secret@127.0.0.1:{port}/v1?key=k");
+    let got = HttpTransport::new().complete(&request(&endpoint, None, Duration::from_secs(2)));
+    let Err(TransportError::Connect(message)) = got else { panic!("{got:?}") };
+    assert!(message.starts_with(&format!("http://127.0.0.1:{port}/v1: ")), "{message}");
+    assert!(!message.contains("secret") && !message.contains("key=k"), "{message}");
 }
 
 #[test]
@@ -99,8 +131,10 @@ fn client_over_http_retries_with_backoff_then_succeeds() {
         temperature: 0.0,
         max_tokens: 10,
         timeout: Duration::from_millis(200),
-        max_retries: 3,
+        max_retries: 2,
         api_key: None,
+        seat: 0,
+        limits: RateLimits::default(),
     };
     let client = LlmClient::new(config, transport.clone());
     let mut stats = LlmStats::default();
@@ -109,6 +143,8 @@ fn client_over_http_retries_with_backoff_then_succeeds() {
     };
     let got = client.decide(vec![ChatMessage { role: "user".into(), content: "n?".into() }], parse, &mut stats, None);
     assert_eq!(got, Some(42));
-    assert_eq!(*transport.slept.lock().unwrap(), [Duration::from_millis(500), Duration::from_secs(1)]);
-    assert_eq!((stats.calls, stats.transport_errors, stats.fallbacks), (4, 3, 0));
+    // The 429 waits 1 s without using an attempt; the 503 uses one and waits 0.5 s; the hung
+    // call uses the second; the third answers.
+    assert_eq!(*transport.slept.lock().unwrap(), [Duration::from_secs(1), Duration::from_millis(500)]);
+    assert_eq!((stats.calls, stats.transport_errors, stats.rate_limited, stats.fallbacks), (4, 3, 1, 0));
 }

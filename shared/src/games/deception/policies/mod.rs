@@ -36,7 +36,7 @@ pub const POLICIES: &[Entry] = &[
     Entry {
         name: "llm",
         about: "llm?model=M&endpoint=URL[&api_key_env=OPENAI_API_KEY&temperature=0&max_tokens=300&timeout_s=30\
-                &max_retries=2&history=60&fallback=heuristic]: an OpenAI-compatible chat model",
+                &max_retries=2&rpm=N&tpm=N&history=60&fallback=heuristic]: an OpenAI-compatible chat model",
     },
 ];
 

@@ -176,7 +176,8 @@ mod over_http {
             (llm["fallbacks"].as_u64(), llm["prompt_tokens"].as_u64(), llm["completion_tokens"].as_u64()),
             (Some(1), Some(300), Some(60))
         );
-        assert_eq!(*transport.slept.lock().unwrap(), [Duration::from_millis(500)], "backoff after the 429");
+        assert_eq!(*transport.slept.lock().unwrap(), [Duration::from_secs(1)], "the 429 waited out, no attempt used");
+        assert_eq!(llm["rate_limited"].as_u64(), Some(1));
         let seen = server.seen();
         assert!(seen.iter().all(|s| s.authorization.as_deref() == Some("Bearer k-123-secret")));
         assert_eq!(seen[0].body["model"], "tiny");

@@ -212,7 +212,7 @@ fn malformed_invalid_and_failed_calls_are_retried_then_fall_back() {
         Ok(r#"{"action": "argue", "parameters": {"text": "Spare us, operator."}, "reasoning": "second try"}"#),
         Ok(r#"{"action": "decide", "parameters": {"decision": "save_minority"}}"#),
         Ok(r#"{"action": "argue", "parameters": {"text": "   "}}"#),
-        Err(TransportError::Status(429)),
+        Err(TransportError::Status(503)),
         Err(TransportError::Timeout),
     ]);
     let spec = "llm?model=m&endpoint=http://stub/v1&max_retries=1&fallback=persuadable%3Fskip%3D0";
@@ -228,7 +228,7 @@ fn malformed_invalid_and_failed_calls_are_retried_then_fall_back() {
     assert_eq!([count("prompt_tokens"), count("completion_tokens")], [28, 8]);
     assert!(count("latency_ms_max") <= count("latency_ms_total"));
     assert_eq!(ep.record.stats["invalid_actions"], serde_json::json!([0, 0, 0]), "rejections are not engine fallbacks");
-    // Backoff after the 429 only; the timeout was the decision's last attempt.
+    // Backoff after the 503 only; the timeout was the decision's last attempt.
     assert_eq!(*chat.slept.lock().unwrap(), [Duration::from_millis(500)]);
     // Corrective turns: the rejected answer, then a user message naming the problem.
     let seen = chat.seen();
@@ -312,6 +312,9 @@ mod over_http {
             max_tokens: 0,
             api_key: None,
             timeout: Duration::ZERO,
+            seat: 0,
+            attempt: 0,
+            limits: Default::default(),
         };
         Reply::Answer(always_valid(0, &request).unwrap())
     }
@@ -340,7 +343,7 @@ mod over_http {
         assert_eq!([count("invalid_outputs"), count("fallbacks")], [1, 0]);
         // Four answers with usage 100 + 20 each (the 429 reports none).
         assert_eq!([count("prompt_tokens"), count("completion_tokens")], [400, 80]);
-        assert_eq!(*transport.slept.lock().unwrap(), [Duration::from_millis(500)], "backoff after the 429");
+        assert_eq!(*transport.slept.lock().unwrap(), [Duration::from_secs(1)], "the 429 waited out, no attempt used");
         let seen = server.seen();
         assert!(seen.iter().all(|s| s.path == "/v1/chat/completions"));
         assert!(seen.iter().all(|s| s.authorization.as_deref() == Some("Bearer k-trolley-secret")));

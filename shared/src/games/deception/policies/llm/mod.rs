@@ -21,7 +21,7 @@ pub mod prompt;
 /// The prompt version recorded with every call.
 pub const PROMPT_VERSION: &str = "deception-prompt-1";
 
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 11] = [
     "model",
     "endpoint",
     "api_key_env",
@@ -29,6 +29,8 @@ const KEYS: [&str; 9] = [
     "max_tokens",
     "timeout_s",
     "max_retries",
+    "rpm",
+    "tpm",
     "history",
     "fallback",
 ];

@@ -13,8 +13,18 @@ use crate::protocol::JobError;
 use crate::spec::Spec;
 
 /// The parameter keys, in the spec's order.
-pub const KEYS: [&str; 8] =
-    ["model", "endpoint", "api_key_env", "temperature", "max_tokens", "timeout_s", "max_retries", "fallback"];
+pub const KEYS: [&str; 10] = [
+    "model",
+    "endpoint",
+    "api_key_env",
+    "temperature",
+    "max_tokens",
+    "timeout_s",
+    "max_retries",
+    "rpm",
+    "tpm",
+    "fallback",
+];
 
 /// The default fallback policy.
 pub const DEFAULT_FALLBACK: &str = "debater";
