@@ -24,12 +24,15 @@ struct Cli {
 /// Connection flags of the fleet commands (submit, watch, status, results, cancel).
 #[derive(clap::Args)]
 struct FleetArgs {
-    /// NATS server URL [default: $NATS_URL, else nats://127.0.0.1:4222]. Also
-    /// SIMFLEET_COORDINATOR__NATS_URL or `nats_url` in --config.
+    /// NATS server URL, or a cluster's servers comma-separated (nats://a:4222,nats://b:4222)
+    /// [default: $NATS_URL, else nats://127.0.0.1:4222]. Also SIMFLEET_COORDINATOR__NATS_URL or
+    /// `nats_url` in --config.
     #[arg(long, global = true, value_name = "URL")]
     nats_url: Option<String>,
-    /// A TOML file with `nats_url`, `metrics_listen` and an `[auth]` table (user + password,
-    /// token, nkey_seed or creds_file, each also as *_file; tls_ca_file), as the worker's.
+    /// A TOML file with `nats_url`, `metrics_listen`, `stream_replicas` (replicas of the streams
+    /// and KV bucket, default 1; 3 on a three-server cluster) and an `[auth]` table (user +
+    /// password, token, nkey_seed or creds_file, each also as *_file; tls_ca_file, tls_cert_file,
+    /// tls_key_file), as the worker's.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Serve `simfleet_sweep_jobs` on http://ADDR/metrics while `watch` runs (for Prometheus);
@@ -103,6 +106,12 @@ enum Command {
         /// The sweep id.
         id: String,
     },
+    /// Create the JetStream topology (jobs, results and DLQ streams, the workers' consumer, the
+    /// sweeps KV bucket) with `stream_replicas` replicas, or change the replicas of an existing
+    /// one (e.g. after growing NATS from one server to three), and print each object with its
+    /// leader. The admin's job: under the shipped permissions only the admin user may create or
+    /// change the topology; on a server without permissions, `submit` creates it by itself.
+    Setup,
     /// Play a sweep in-process on all cores (no server needed), write every episode record to
     /// --out, then print the summary table. Results are identical to a fleet run.
     Run {
@@ -228,6 +237,7 @@ fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Status { id } => fleet::commands::status(&cli.fleet.settings()?, id.as_deref()),
         Command::Results { id, out, quiet } => fleet::commands::results(&cli.fleet.settings()?, &id, &out, !quiet),
         Command::Cancel { id } => fleet::commands::cancel(&cli.fleet.settings()?, &id),
+        Command::Setup => fleet::setup::run(&cli.fleet.settings()?),
         Command::Run { sweep, out, threads, quiet } => {
             let report = commands::run(&sweep, &out, threads, !quiet)?;
             commands::print_report(&report, &out);

@@ -11,9 +11,12 @@
 //! - [`games`]: the `Game` trait, `GameKind`, `AnyGame`, and one folder per game.
 //! - [`runner`]: `run_job`, the one function that plays episodes.
 //! - [`topology`]: NATS stream, subject, consumer and KV names; the sweep KV entry.
-//! - [`llm`]: the sans-IO LLM client; `llm::http` (feature `llm-http`) is the only I/O here.
+//! - [`llm`]: the sans-IO LLM client; `llm::http` (feature `llm-http`) does its HTTP.
+//! - `nats` (feature `nats`): the NATS plumbing of both binaries: connection, credentials and
+//!   TLS, the JetStream topology.
 //!
-//! Engines are synchronous and sans-IO: no tokio, NATS, metrics or logging inside them.
+//! Engines are synchronous and sans-IO: no tokio, NATS, metrics or logging inside them; the
+//! two features are the only I/O in this crate, and nothing else uses them.
 #![deny(missing_docs)]
 
 use std::sync::Arc;
@@ -21,6 +24,8 @@ use std::sync::Arc;
 pub mod field;
 pub mod games;
 pub mod llm;
+#[cfg(feature = "nats")]
+pub mod nats;
 pub mod policy;
 pub mod protocol;
 pub mod runner;

@@ -110,7 +110,9 @@ fn nested_keys_come_from_the_environment() {
     let env =
         [("SIMFLEET_WORKER__AUTH__USER", "alice"), ("SIMFLEET_WORKER__AUTH__PASSWORD_FILE", secret.to_str().unwrap())];
     let s = load(&[], &env).unwrap();
-    assert!(matches!(s.auth.credentials, worker::auth::Credentials::UserPassword { ref user, .. } if user == "alice"));
+    assert!(
+        matches!(s.auth.credentials, simfleet::nats::Credentials::UserPassword { ref user, .. } if user == "alice")
+    );
     assert!(!format!("{s:?}").contains("pw\""));
 }
 

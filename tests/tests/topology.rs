@@ -1,4 +1,4 @@
-//! `worker::topology` against a real server: exactly DESIGN's objects, idempotent under
+//! `simfleet::nats::topology` against a real server: exactly DESIGN's objects, idempotent under
 //! concurrent starts, refusing a stream it cannot use, and catching dead letters.
 
 use std::time::Duration;
@@ -6,10 +6,10 @@ use std::time::Duration;
 use async_nats::jetstream::message::AckKind;
 use async_nats::jetstream::stream::{self, RetentionPolicy, StorageType};
 use futures::StreamExt;
+use simfleet::nats::topology::{ensure, TopologyConfig};
 use simfleet::topology as names;
 use simfleet_tests::jobs::{good_job, publish_job, unique_sweep};
 use simfleet_tests::{wait_until, within, NatsServer};
-use worker::topology::{ensure, TopologyConfig};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ensure_is_idempotent_under_concurrent_starts() {
