@@ -75,7 +75,7 @@ pub async fn run(
         tracing::info!("stopped before the topology was there");
         return Ok(());
     };
-    // The server's ack wait wins over ours if the consumer already existed (see `topology`).
+    // The consumer's ack wait is what counts: workers never create it (see `readiness`).
     let ack_wait = match topology.workers.info().await {
         Ok(info) => info.config.ack_wait,
         Err(_) => settings.ack_wait,

@@ -12,8 +12,9 @@
 //! - [`setup`]: `coordinator setup`, the admin's creation (and change) of the topology.
 //!
 //! Connecting, credentials and the topology itself are `simfleet::nats`, shared with the
-//! worker. Every command waits out a JetStream outage (a restarting server, a cluster without
-//! quorum), saying so on stderr, instead of failing.
+//! worker. Finding the topology, reading and writing sweep entries, `submit` and `watch` wait out
+//! a JetStream outage (a restarting server, a cluster without quorum), saying so on stderr;
+//! `status`, `results` and `cancel` wait to connect and then fail if JetStream stops answering.
 
 use async_nats::jetstream;
 use simfleet::nats::outage::{wait_out, wait_out_if};
