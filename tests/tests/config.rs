@@ -139,3 +139,14 @@ fn settings_print_without_secrets() {
     assert!(printed.contains("nats://alice:***@nats:4222"), "{printed}");
     assert!(!printed.contains("url-secret") && !printed.contains("token-secret"), "{printed}");
 }
+
+#[test]
+fn a_server_list_and_stream_replicas_load_and_bad_ones_name_their_key() {
+    let list = "nats://10.0.0.1:4222,nats://10.0.0.2:4222,nats://10.0.0.3:4222";
+    let s = load(&["--nats-url", list], &[("SIMFLEET_WORKER__STREAM_REPLICAS", "3")]).unwrap();
+    assert_eq!((s.nats_url.as_str(), s.stream_replicas, s.topology_config().replicas), (list, 3, 3));
+    let e = load(&["--nats-url", "nats://10.0.0.1:4222,http://10.0.0.2"], &[]).unwrap_err();
+    assert_eq!(e.key(), Some("nats_url"), "{e}");
+    let e = load(&[], &[("SIMFLEET_WORKER__STREAM_REPLICAS", "0")]).unwrap_err();
+    assert_eq!(e.key(), Some("stream_replicas"), "{e}");
+}
