@@ -28,9 +28,20 @@ What is checked, and against what:
   * pod hardening (non-root, read-only root fs, no privilege escalation, capabilities dropped,
     RuntimeDefault seccomp, requests and limits) on every workload;
   * the worker: probes on /healthz and /readyz of port 9464, worker.toml keys known to
-    worker/src/settings.rs and auth.rs (the worker refuses unknown keys), SIMFLEET_WORKER__*
-    variables that map to known keys, and drain_timeout_seconds (default 25) shorter than
-    terminationGracePeriodSeconds;
+    worker/src/settings.rs and shared/src/nats/auth.rs (the worker refuses unknown keys),
+    SIMFLEET_WORKER__* variables that map to known keys, and drain_timeout_seconds (default 25)
+    shorter than terminationGracePeriodSeconds;
+  * the coordinator Jobs (setup/, submit/): coordinator.toml (ConfigMap
+    simfleet-coordinator-config, which the base renders) and SIMFLEET_COORDINATOR__* variables
+    use keys of coordinator/src/fleet/settings.rs, secret files are mounted;
+  * NATS, in every rendering that runs it (scripts/validate_nats.py): the rendered ConfigMap's
+    nats.conf, cluster.conf and permissions.conf pass `nats-server -t`, every `$VARIABLE` they
+    read is set by the StatefulSet; the per-role permissions let each role do its part and
+    nothing else (the worker cannot publish a job, purge, create or delete a stream, or write
+    the sweeps bucket); and the cluster: one server, or an odd number with routes to every pod
+    over the headless Service, the route port, required anti-affinity across nodes, a
+    PodDisruptionBudget keeping a quorum, stream_replicas = the server count for coordinators
+    and workers, and KEDA on the headless Service;
   * `promtool check config` on every Prometheus config under deploy/;
   * deploy/compose/compose.yaml against the compose-spec JSON schema vendored by the
     check-jsonschema package (check_jsonschema/builtin_schemas/vendor/compose-spec.json, from
@@ -46,7 +57,8 @@ What is checked, and against what:
     substituted as the README says, parses (`promtool check rules`);
   * the dashboards ConfigMap (dashboards/kustomization.yaml) holds exactly dashboards/*.json,
     byte for byte, with the label grafana_dashboard: "1";
-  * deploy/k8s/base/nats.conf passes `nats-server -t` (when nats-server is on PATH).
+  * `nats-server -t` needs $SIMFLEET_NATS_SERVER or `nats-server` on PATH; without one that part
+    is skipped.
 """
 
 from __future__ import annotations
@@ -62,6 +74,8 @@ import tempfile
 import tomllib
 import traceback
 from pathlib import Path
+
+import validate_nats
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPLOY = ROOT / "deploy"
@@ -173,10 +187,17 @@ def rust_struct_fields(path: Path, struct: str) -> set[str]:
 
 def worker_keys() -> tuple[set[str], set[str]]:
     top = rust_struct_fields(ROOT / "worker/src/settings.rs", "RawConfig")
-    auth = rust_struct_fields(ROOT / "worker/src/auth.rs", "AuthConfig")
+    auth = rust_struct_fields(ROOT / "shared/src/nats/auth.rs", "AuthConfig")
     if "drain_timeout_seconds" not in top or "user" not in auth:
-        fail("worker/src/settings.rs or auth.rs no longer look as expected")
+        fail("worker/src/settings.rs or shared/src/nats/auth.rs no longer look as expected")
     return top, auth
+
+
+def coordinator_keys() -> tuple[set[str], set[str]]:
+    top = rust_struct_fields(ROOT / "coordinator/src/fleet/settings.rs", "RawConfig")
+    if "nats_url" not in top or "stream_replicas" not in top:
+        fail("coordinator/src/fleet/settings.rs no longer looks as expected")
+    return top, worker_keys()[1]
 
 
 def default_drain_seconds() -> int:
@@ -456,7 +477,7 @@ def worker_checks(docs) -> str:
             if concurrency is not None and m.get("lagThreshold") != str(concurrency):
                 errors.append(f"lagThreshold {m.get('lagThreshold')} != the jobs one replica holds ({concurrency})")
             ns = dep["metadata"].get("namespace", "default")
-            if not m.get("natsServerMonitoringEndpoint", "").startswith(f"simfleet-nats.{ns}.svc"):
+            if not re.match(rf"simfleet-nats(-headless)?\.{ns}\.svc", m.get("natsServerMonitoringEndpoint", "")):
                 errors.append(f"natsServerMonitoringEndpoint {m.get('natsServerMonitoringEndpoint')} is not the "
                               f"NATS Service of namespace {ns}")
     for hpa in find(docs, "HorizontalPodAutoscaler"):
@@ -803,25 +824,95 @@ def dockerfile() -> str:
     return f"{copies} COPY sources, packages {', '.join(built)}"
 
 
-def nats_conf():
-    # scripts/test.sh exports the pinned server it installed as SIMFLEET_NATS_SERVER.
-    server = os.environ.get("SIMFLEET_NATS_SERVER") or shutil.which("nats-server")
-    if not server:
-        return "SKIP nats-server is not on PATH (nor SIMFLEET_NATS_SERVER)"
-    env = dict(os.environ, POD_NAME="simfleet-nats-0", SIMFLEET_WORKER_USER="w", SIMFLEET_WORKER_PASSWORD="p1",
-               SIMFLEET_COORDINATOR_USER="c", SIMFLEET_COORDINATOR_PASSWORD="p2")
-    p = run([server, "-t", "-c", str(K8S / "base/nats.conf")], env=env)
-    if p.returncode != 0:
-        fail((p.stdout + p.stderr).strip())
-    # Every variable nats.conf uses is set by the StatefulSet.
-    conf = re.sub(r"#.*", "", (K8S / "base/nats.conf").read_text())
-    used = set(re.findall(r"\$([A-Z_]+)", conf))
-    sts = yaml.safe_load_all((K8S / "base/nats.yaml").read_text())
-    env_names = {e["name"] for d in sts if d and d["kind"] == "StatefulSet"
-                 for c in d["spec"]["template"]["spec"]["containers"] for e in c.get("env", [])}
-    if used - env_names:
-        fail(f"nats.conf uses {sorted(used - env_names)} which the StatefulSet does not set")
-    return p.stdout.strip().splitlines()[-1][:60] if p.stdout.strip() else ""
+def nats_server_binary():
+    # scripts/test exports the pinned server it installed as SIMFLEET_NATS_SERVER.
+    return os.environ.get("SIMFLEET_NATS_SERVER") or shutil.which("nats-server")
+
+
+def configmap_data(docs, prefix: str) -> dict[str, str] | None:
+    cms = [d for d in docs if d.get("kind") == "ConfigMap" and d["metadata"]["name"].startswith(prefix)]
+    return cms[0].get("data", {}) if cms else None
+
+
+def nats_checks(docs) -> str:
+    """The rendered NATS configs (nats-server -t), their variables, permissions and cluster."""
+    sts = find(docs, "StatefulSet", "simfleet-nats")
+    if not sts:
+        return "SKIP no NATS in this rendering"
+    files = configmap_data(docs, "simfleet-nats-config")
+    if not files or "nats.conf" not in files:
+        fail("no ConfigMap simfleet-nats-config with nats.conf")
+    container = sts[0]["spec"]["template"]["spec"]["containers"][0]
+    env_names = {e["name"] for e in container.get("env", [])}
+    # Quoted strings are literal (`"$JS.API.>"` is a subject, not a variable).
+    text = "\n".join(re.sub(r'"[^"]*"', '""', re.sub(r"#.*", "", t)) for t in files.values())
+    defined = set(re.findall(r"^\s*([A-Z_]+)\s*[:=]", text, re.M))
+    used = set(re.findall(r"\$([A-Z_]+)", text)) - defined
+    errors = [f"the configs read ${v}, which the StatefulSet does not set" for v in sorted(used - env_names)]
+    errors += validate_nats.permission_errors(files, topology_names())
+    coordinator = (configmap_data(docs, "simfleet-coordinator-config") or {}).get("coordinator.toml")
+    errors += validate_nats.cluster_errors(docs, files, coordinator)
+    note = f"{sts[0]['spec'].get('replicas', 1)} server(s)"
+    server = nats_server_binary()
+    if server is None:
+        note += "; nats-server -t skipped (no nats-server on PATH)"
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            for name, body in files.items():
+                Path(tmp, name).write_text(body)
+            env = dict(os.environ, **{v: "x" + v.lower().replace("_", "") for v in used})
+            env["POD_NAME"] = "simfleet-nats-0"
+            p = run([server, "-t", "-c", str(Path(tmp, "nats.conf"))], env=env)
+            if p.returncode != 0:
+                errors.append("nats-server -t: " + (p.stdout + p.stderr).strip())
+            else:
+                note += ", nats-server -t passes"
+    if errors:
+        fail("; ".join(errors))
+    return note
+
+
+def coordinator_jobs(docs) -> str:
+    """Jobs running the coordinator: their --config and variables use known keys."""
+    top, auth = coordinator_keys()
+    errors, n = [], 0
+    for d, spec in pod_specs(docs):
+        for c in spec["containers"]:
+            if not any("coordinator" in w for w in c.get("command", [])):
+                continue
+            n += 1
+            args = c.get("args", [])
+            if "--config" not in args:
+                errors.append(f"{d['metadata']['name']}: the coordinator runs without --config")
+                continue
+            path = Path(args[args.index("--config") + 1])
+            mount = next((m for m in c.get("volumeMounts", []) if Path(m["mountPath"]) == path.parent), None)
+            vol = next((v for v in spec.get("volumes", []) if mount and v["name"] == mount["name"]), None)
+            if not vol or vol.get("configMap", {}).get("name") != "simfleet-coordinator-config":
+                errors.append(f"{d['metadata']['name']}: {path} is not the ConfigMap simfleet-coordinator-config")
+            env = {e["name"]: e for e in c.get("env", [])}
+            for name in env:
+                if name.startswith("SIMFLEET_COORDINATOR__"):
+                    parts = name[len("SIMFLEET_COORDINATOR__"):].lower().split("__")
+                    if not ((len(parts) == 1 and parts[0] in top) or (len(parts) == 2 and parts[0] == "auth" and parts[1] in auth)):
+                        errors.append(f"env {name} maps to no coordinator config key")
+            for name, e in env.items():
+                if name.endswith("_FILE") and "value" in e:
+                    if not any(e["value"].startswith(m["mountPath"].rstrip("/") + "/") for m in c.get("volumeMounts", [])):
+                        errors.append(f"{name}={e['value']} is not under any volume mount")
+    # The ConfigMap those Jobs mount comes from the base (every overlay renders it).
+    cm = configmap_data(RENDERED.get(rel(K8S / "base"), []), "simfleet-coordinator-config")
+    if n and (cm is None or "coordinator.toml" not in cm):
+        errors.append("the base renders no ConfigMap simfleet-coordinator-config with coordinator.toml")
+    elif n:
+        unknown = [k for k in tomllib.loads(cm["coordinator.toml"]) if k not in top]
+        if unknown:
+            errors.append(f"coordinator.toml: keys the coordinator refuses: {', '.join(unknown)}")
+    if n == 0:
+        return "SKIP no coordinator Job in this rendering"
+    if errors:
+        fail("; ".join(errors))
+    return f"{n} coordinator container(s)"
 
 
 # --------------------------------------------------------------------------------------------
@@ -841,6 +932,12 @@ def main() -> int:
             check(f"worker config, probes, drain < grace, autoscaling {name}", worker_checks, docs)
     for name, docs in RENDERED.items():
         check(f"selectors and NetworkPolicy {name}", references, docs)
+    for name, docs in RENDERED.items():
+        if find(docs, "StatefulSet", "simfleet-nats"):
+            check(f"NATS configs, permissions and cluster {name}", nats_checks, docs)
+    for name, docs in RENDERED.items():
+        if find(docs, "Job"):
+            check(f"coordinator Jobs {name}", coordinator_jobs, docs)
     check("dashboards ConfigMap == dashboards/*.json", dashboards_configmap)
     for path in sorted(DASHBOARDS.glob("*.json")):
         check(f"dashboard {rel(path)}", check_dashboard, path)
@@ -851,7 +948,6 @@ def main() -> int:
     check("compose.yaml against the compose-spec schema", compose_schema)
     check("compose.yaml ports, scaling, grace, mounts, sweep", compose_rules)
     check("Dockerfile stages, COPY sources, runtime", dockerfile)
-    check("nats.conf (nats-server -t)", nats_conf)
     summary = f"{RESULTS['pass']} passed, {RESULTS['fail']} failed"
     if RESULTS["skip"]:
         summary += f", {RESULTS['skip']} skipped"

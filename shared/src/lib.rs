@@ -12,11 +12,14 @@
 //! - [`games`]: the `Game` trait, `GameKind`, `AnyGame`, and one folder per game.
 //! - [`runner`]: `run_job`, the one function that plays episodes.
 //! - [`topology`]: NATS stream, subject, consumer and KV names; the sweep KV entry.
-//! - [`llm`]: the sans-IO LLM client; `llm::http` (feature `llm-http`) is the only I/O here.
+//! - [`llm`]: the sans-IO LLM client; `llm::http` (feature `llm-http`) does its HTTP.
+//! - `nats` (feature `nats`): the NATS plumbing of both binaries: connection, credentials and
+//!   TLS, the JetStream topology.
 //!
 //! Layers, bottom up: [`protocol`], [`stats`], [`seeding`], [`spec`] and [`field`] know no game;
 //! [`games`] build on them; [`runner`] plays the games. Engines are synchronous and sans-IO: no
-//! tokio, NATS, metrics or logging inside them.
+//! tokio, NATS, metrics or logging inside them; the two features (`llm-http`, `nats`) are the
+//! only I/O in this crate, and no engine uses them.
 #![deny(missing_docs)]
 
 use std::sync::Arc;
@@ -24,6 +27,8 @@ use std::sync::Arc;
 pub mod field;
 pub mod games;
 pub mod llm;
+#[cfg(feature = "nats")]
+pub mod nats;
 pub mod policy;
 pub mod protocol;
 pub mod runner;

@@ -1,5 +1,5 @@
 //! Names of the NATS JetStream topology (docs/topology.md) and the sweep entry kept in
-//! the KV bucket. Names only: the worker and coordinator do the I/O.
+//! the KV bucket. Names only: the I/O is `nats` (feature `nats`), shared by worker and coordinator.
 
 use serde::{Deserialize, Serialize};
 

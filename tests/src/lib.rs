@@ -4,6 +4,9 @@
 //! # Layout
 //!
 //! - [`nats_server`]: [`NatsServer`] (`start`, `start_with_config`, `restart`, `client_url`).
+//! - [`nats_cluster`]: [`NatsCluster`], three servers clustered on loopback; stream leaders.
+//! - [`coordinator_process`]: [`CoordinatorProcess`], the `coordinator` binary with its stderr.
+//! - [`tls`]: a CA and certificates made at test time; [`logs`]: this process's log lines.
 //! - [`running_worker`]: [`RunningWorker`], `worker::run` in a task; [`test_settings`].
 //! - [`worker_process`]: [`WorkerProcess`], the `worker` binary, and both binaries' paths (built
 //!   on first use).
@@ -14,16 +17,22 @@
 //!   [`connect_proxy`]: an HTTP `CONNECT` proxy.
 
 pub mod connect_proxy;
+pub mod coordinator_process;
 pub mod jobs;
 pub mod llm_server;
+pub mod logs;
+pub mod nats_cluster;
 pub mod nats_server;
 pub mod prometheus;
 pub mod results;
 pub mod running_worker;
 pub mod scrape;
+pub mod tls;
 pub mod wait;
 pub mod worker_process;
 
+pub use coordinator_process::CoordinatorProcess;
+pub use nats_cluster::NatsCluster;
 pub use nats_server::{config_fixture, NatsServer};
 pub use running_worker::{connect, test_settings, RunningWorker};
 pub use wait::{wait_until, within};

@@ -103,34 +103,8 @@ impl NatsServer {
             .stdout(Stdio::null())
             .stderr(Stdio::null());
         let child = cmd.spawn().unwrap_or_else(|e| panic!("cannot start nats-server: {e}; {INSTALL_HINT}"));
-        self.child = Some(child);
-        self.port = self.wait_ready(&log);
-    }
-
-    /// Polls the log for the client port and "Server is ready".
-    fn wait_ready(&mut self, log: &Path) -> u16 {
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            let mut port = None;
-            let mut ready = false;
-            if let Ok(file) = std::fs::File::open(log) {
-                for line in BufReader::new(file).lines().map_while(Result::ok) {
-                    if let Some(rest) = line.split("Listening for client connections on ").nth(1) {
-                        port = rest.trim().rsplit(':').next().and_then(|p| p.parse().ok());
-                    }
-                    ready |= line.contains("Server is ready");
-                }
-            }
-            if let (Some(port), true) = (port, ready) {
-                return port;
-            }
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                let text = std::fs::read_to_string(log).unwrap_or_default();
-                panic!("nats-server exited with {status} before it was ready:\n{text}");
-            }
-            assert!(Instant::now() < deadline, "nats-server not ready after {START_TIMEOUT:?}: {}", log.display());
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let child = self.child.insert(child);
+        self.port = wait_ready(child, &log);
     }
 
     /// `nats://127.0.0.1:<port>`.
@@ -170,6 +144,33 @@ impl NatsServer {
             .map(|n| std::fs::read_to_string(self.dir.path().join(format!("nats-{n}.log"))).unwrap_or_default())
             .collect::<Vec<_>>()
             .join("\n")
+    }
+}
+
+/// Polls a starting server's log for its client port and "Server is ready" (the server writes
+/// both once it listens); fails with the log if the server exits first.
+pub(crate) fn wait_ready(child: &mut Child, log: &Path) -> u16 {
+    let deadline = Instant::now() + START_TIMEOUT;
+    loop {
+        let mut port = None;
+        let mut ready = false;
+        if let Ok(file) = std::fs::File::open(log) {
+            for line in BufReader::new(file).lines().map_while(Result::ok) {
+                if let Some(rest) = line.split("Listening for client connections on ").nth(1) {
+                    port = rest.trim().rsplit(':').next().and_then(|p| p.parse().ok());
+                }
+                ready |= line.contains("Server is ready");
+            }
+        }
+        if let (Some(port), true) = (port, ready) {
+            return port;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let text = std::fs::read_to_string(log).unwrap_or_default();
+            panic!("nats-server exited with {status} before it was ready:\n{text}");
+        }
+        assert!(Instant::now() < deadline, "nats-server not ready after {START_TIMEOUT:?}: {}", log.display());
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

@@ -30,14 +30,14 @@ pub fn test_settings(url: &str) -> Settings {
 pub async fn connect(url: &str) -> (async_nats::Client, jetstream::Context) {
     let client = async_nats::connect(url).await.expect("connect to the test server");
     let js = jetstream::new(client.clone());
-    worker::topology::ensure(&js, &worker::topology::TopologyConfig::default()).await.expect("topology");
+    simfleet::nats::topology::ensure(&js, &simfleet::nats::TopologyConfig::default()).await.expect("topology");
     (client, js)
 }
 
 impl RunningWorker {
     /// Connects with `settings` and spawns [`worker::run`].
     pub async fn start(settings: Settings) -> RunningWorker {
-        let client = worker::connection::connect(&settings).await.expect("the worker connects");
+        let client = worker::connect(&settings).await.expect("the worker connects");
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(worker::run(client, settings, async {
             let _ = stopped.await;

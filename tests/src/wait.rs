@@ -30,3 +30,18 @@ pub async fn within<T>(what: &str, timeout: Duration, fut: impl Future<Output = 
         Err(_) => panic!("timed out after {timeout:?} waiting for {what}"),
     }
 }
+
+/// Polls `check` until it returns `Some`, or returns `None` after `timeout`, for callers that
+/// fail with their own diagnostics.
+pub async fn wait_until_or_none<T>(timeout: Duration, mut check: impl FnMut() -> Option<T>) -> Option<T> {
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(v) = check() {
+            return Some(v);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return None;
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::wait::wait_until;
+use crate::wait::{wait_until, wait_until_or_none};
 
 /// `target/<profile>/worker`, beside the `deps/` folder of the running test binary.
 pub fn worker_binary() -> PathBuf {
@@ -136,11 +136,15 @@ impl WorkerProcess {
         self.lines.lock().expect("log lines lock").clone()
     }
 
-    /// Waits for a stderr line containing `needle` and returns it.
+    /// Waits for a stderr line containing `needle` and returns it; on a timeout, fails with the
+    /// last lines of the log.
     pub async fn wait_for_log(&self, needle: &str, timeout: Duration) -> String {
-        let what = format!("worker log line containing {needle:?}");
-        let found = wait_until(&what, timeout, || async { self.logs().into_iter().find(|l| l.contains(needle)) });
-        found.await
+        let found = wait_until_or_none(timeout, || self.logs().into_iter().find(|l| l.contains(needle))).await;
+        found.unwrap_or_else(|| {
+            let logs = self.logs();
+            let tail = logs[logs.len().saturating_sub(30)..].join("\n");
+            panic!("no worker log line containing {needle:?} after {timeout:?}; the log ends:\n{tail}")
+        })
     }
 
     /// The address the metrics listener bound (from the startup log line), e.g. after

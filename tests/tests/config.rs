@@ -111,7 +111,9 @@ fn nested_keys_come_from_the_environment() {
     let env =
         [("SIMFLEET_WORKER__AUTH__USER", "alice"), ("SIMFLEET_WORKER__AUTH__PASSWORD_FILE", secret.to_str().unwrap())];
     let s = load(&[], &env).unwrap();
-    assert!(matches!(s.auth.credentials, worker::auth::Credentials::UserPassword { ref user, .. } if user == "alice"));
+    assert!(
+        matches!(s.auth.credentials, simfleet::nats::Credentials::UserPassword { ref user, .. } if user == "alice")
+    );
     assert!(!format!("{s:?}").contains("pw\""));
 }
 
@@ -164,4 +166,15 @@ fn llm_keys_layer_like_the_others_and_are_checked() {
         temp_file("bad-price.toml", "[[llm_prices]]\nmodel = \"m\"\nprompt_per_1k = -1.0\ncompletion_per_1k = 1.0\n");
     let err = load(&["--config", file.to_str().unwrap()], &[]).unwrap_err().to_string();
     assert!(err.contains("llm_prices[0]"), "{err}");
+}
+
+#[test]
+fn a_server_list_and_stream_replicas_load_and_bad_ones_name_their_key() {
+    let list = "nats://10.0.0.1:4222,nats://10.0.0.2:4222,nats://10.0.0.3:4222";
+    let s = load(&["--nats-url", list], &[("SIMFLEET_WORKER__STREAM_REPLICAS", "3")]).unwrap();
+    assert_eq!((s.nats_url.as_str(), s.stream_replicas, s.topology_config().replicas), (list, 3, 3));
+    let e = load(&["--nats-url", "nats://10.0.0.1:4222,http://10.0.0.2"], &[]).unwrap_err();
+    assert_eq!(e.key(), Some("nats_url"), "{e}");
+    let e = load(&[], &[("SIMFLEET_WORKER__STREAM_REPLICAS", "0")]).unwrap_err();
+    assert_eq!(e.key(), Some("stream_replicas"), "{e}");
 }

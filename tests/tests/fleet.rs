@@ -10,6 +10,7 @@ use coordinator::fleet::{self, Fleet, FleetSettings};
 use coordinator::sweep::Sweep;
 use futures::StreamExt;
 use indicatif::ProgressBar;
+use simfleet::nats::topology::{ensure, TopologyConfig};
 use simfleet::protocol::{self, JobEnvelope};
 use simfleet::topology::{job_subject, msg_id};
 use simfleet::{JobErrorKind, PROTOCOL_VERSION};
@@ -18,13 +19,12 @@ use simfleet_tests::results::{jobs_in_stream, result_messages};
 use simfleet_tests::{
     config_fixture, coordinator_binary, test_settings, wait_until, within, NatsServer, RunningWorker, WorkerProcess,
 };
-use worker::topology::{ensure, TopologyConfig};
 
 const TIMEOUT: Duration = Duration::from_secs(180);
 
 /// A Bucket Brigade sweep of `jobs` jobs (two policy sets) of slow episodes (ten agents, at
 /// least 100 nights), each job about `job_time` long on this machine.
-fn slow_sweep(name: &str, jobs: u64, job_time: Duration) -> String {
+pub(crate) fn slow_sweep(name: &str, jobs: u64, job_time: Duration) -> String {
     let per_job = episodes_for(slow_job, job_time);
     let team = |p: &str| vec![format!("{p:?}"); 10].join(", ");
     format!(
@@ -37,26 +37,27 @@ fn slow_sweep(name: &str, jobs: u64, job_time: Duration) -> String {
     )
 }
 
-struct Setup {
-    dir: tempfile::TempDir,
-    text: String,
-    sweep: Sweep,
+/// A sweep file in a folder of its own, parsed, and where the test's outputs go.
+pub(crate) struct Setup {
+    pub(crate) dir: tempfile::TempDir,
+    pub(crate) text: String,
+    pub(crate) sweep: Sweep,
 }
 
 impl Setup {
-    fn new(text: String) -> Setup {
+    pub(crate) fn new(text: String) -> Setup {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("sweep.toml"), &text).unwrap();
         let sweep = Sweep::parse(&text, "sweep.toml").unwrap();
         Setup { dir, text, sweep }
     }
 
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 
     /// The records of `coordinator run` of the sweep, sorted.
-    async fn embedded(&self) -> Vec<String> {
+    pub(crate) async fn embedded(&self) -> Vec<String> {
         let (sweep, out) = (self.path("sweep.toml"), self.path("embedded.jsonl"));
         let report =
             tokio::task::spawn_blocking(move || coordinator::embedded::play(&sweep, &out, Some(2), false).unwrap())
@@ -74,13 +75,21 @@ fn sorted_lines(path: &Path) -> Vec<String> {
 }
 
 /// Asserts `out` holds exactly the embedded run's records: none lost, none twice, same bytes.
-async fn assert_same_records(setup: &Setup, out: &Path) {
+pub(crate) async fn assert_same_records(setup: &Setup, out: &Path) {
     let got = sorted_lines(out);
     let want = setup.embedded().await;
-    assert_eq!(got.len(), want.len(), "record count");
+    let wanted: std::collections::BTreeSet<&String> = want.iter().collect();
     let mut unique = got.clone();
     unique.dedup();
-    assert_eq!(unique.len(), got.len(), "a record appears twice");
+    let duplicated = got.len() - unique.len();
+    let different = unique.iter().filter(|r| !wanted.contains(r)).count();
+    let lost = want.len() - (unique.len() - different);
+    assert_eq!(
+        (lost, duplicated, different),
+        (0, 0, 0),
+        "records lost, duplicated and different from `coordinator run`'s ({} expected)",
+        want.len()
+    );
     assert!(got == want, "the fleet's records differ from the embedded run's");
 }
 

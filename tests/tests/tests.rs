@@ -10,8 +10,17 @@ mod dashboards;
 mod worker;
 // The topology: idempotent get-or-create, concurrent starts, mismatches.
 mod topology;
-// Credentials: wrong ones fail clearly with a non-zero exit, right ones work.
+// Credentials: wrong ones fail clearly with a non-zero exit, right ones work (user/password,
+// token, nkey).
 mod auth;
+// TLS with a CA made at test time: right CA, wrong CA, client certificates.
+mod tls;
+// The shipped per-role permissions: the fleet works under them; a worker is refused the rest.
+mod permissions;
+// A three-server JetStream cluster: a leader killed, a rolling restart, a server down.
+mod cluster;
+// A three-server cluster losing its quorum: everyone waits, says so, and finishes.
+mod cluster_quorum;
 // SIGTERM: drain, give back, exit 0, lose nothing.
 mod shutdown;
 // nats-server restarted mid-run: the worker carries on, nothing lost.

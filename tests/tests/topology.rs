@@ -1,15 +1,16 @@
-//! `worker::topology` against a real server: exactly docs/topology.md's objects, idempotent under
-//! concurrent starts, refusing a stream it cannot use, and catching dead letters.
+//! `simfleet::nats::topology` against a real server: exactly docs/topology.md's objects, idempotent under
+//! concurrent starts, refusing a stream it cannot use, catching dead letters; `coordinator
+//! setup`, and a topology with other replicas than configured reported, not silently reused.
 
 use std::time::Duration;
 
 use async_nats::jetstream::message::AckKind;
 use async_nats::jetstream::stream::{self, RetentionPolicy, StorageType};
 use futures::StreamExt;
+use simfleet::nats::topology::{ensure, TopologyConfig};
 use simfleet::topology as names;
 use simfleet_tests::jobs::{good_job, publish_job, unique_sweep};
-use simfleet_tests::{wait_until, within, NatsServer};
-use worker::topology::{ensure, TopologyConfig};
+use simfleet_tests::{wait_until, within, CoordinatorProcess, NatsServer};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ensure_is_idempotent_under_concurrent_starts() {
@@ -88,4 +89,32 @@ async fn jobs_out_of_deliveries_are_captured_in_the_dlq() {
         async move { (dlq.info().await.ok()?.state.messages == 1).then_some(()) }
     })
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn setup_creates_the_topology_and_other_replicas_are_reported_not_reused_silently() {
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let timeout = Duration::from_secs(60);
+    let mut setup = CoordinatorProcess::spawn(&["setup", "--nats-url", &url], &[]);
+    assert!(setup.wait_exit(timeout).await.success(), "{:?}", setup.stderr());
+    let table = setup.stdout();
+    for object in
+        [names::JOBS_STREAM, names::RESULTS_STREAM, names::DLQ_STREAM, names::WORKERS_CONSUMER, names::SWEEPS_BUCKET]
+    {
+        assert!(table.lines().any(|l| l.contains(object) && l.contains(" 1 ") && l.ends_with("created")), "{table}");
+    }
+    // A coordinator configured for three replicas uses what it finds, and says so and how to fix it.
+    let three = [("SIMFLEET_COORDINATOR__STREAM_REPLICAS", "3")];
+    let mut status = CoordinatorProcess::spawn(&["status", "--nats-url", &url], &three);
+    assert!(status.wait_exit(timeout).await.success(), "{:?}", status.stderr());
+    let stderr = status.stderr().join("\n");
+    assert!(stderr.contains("JetStream stream SIMFLEET_JOBS has 1 replica(s) but stream_replicas = 3"), "{stderr}");
+    assert!(stderr.contains("an admin runs `coordinator setup` with stream_replicas = 3"), "{stderr}");
+    // One server cannot hold three replicas: setup says which object and why.
+    let mut setup = CoordinatorProcess::spawn(&["setup", "--nats-url", &url], &three);
+    assert_eq!(setup.wait_exit(timeout).await.code(), Some(2));
+    let stderr = setup.stderr().join("\n");
+    assert!(stderr.contains("JetStream stream SIMFLEET_JOBS: cannot change its replicas from 1 to 3"), "{stderr}");
+    assert!(stderr.contains("not supported in non-clustered mode"), "{stderr}");
 }

@@ -13,11 +13,16 @@ use crate::settings::LogFormat;
 /// environment variable, the --config file, SIMFLEET_WORKER__<KEY> environment variables
 /// (e.g. SIMFLEET_WORKER__CONCURRENCY=8, SIMFLEET_WORKER__AUTH__PASSWORD_FILE=/run/secrets/p),
 /// then these flags. Keys are snake_case with unit suffixes: nats_url, concurrency,
-/// ack_wait_seconds, max_deliver, max_ack_pending, fetch_batch, prefetch, drain_timeout_seconds,
-/// metrics_listen, log_format, worker_id, llm_concurrency, llm_ca_file, llm_fleet_workers,
-/// [[llm_prices]] (model, prompt_per_1k, completion_per_1k), [auth] (user, password,
-/// password_file, token, token_file, nkey_seed, nkey_seed_file, creds_file, tls_ca_file) and
-/// [buckets.<game>] (team_reward, length, agent_reward).
+/// ack_wait_seconds, max_deliver, max_ack_pending, stream_replicas, fetch_batch, prefetch,
+/// drain_timeout_seconds, metrics_listen, log_format, worker_id, llm_concurrency, llm_ca_file,
+/// llm_fleet_workers, [[llm_prices]] (model, prompt_per_1k, completion_per_1k), [auth] (user,
+/// password, password_file, token, token_file, nkey_seed, nkey_seed_file, creds_file,
+/// tls_ca_file, tls_cert_file, tls_key_file) and [buckets.<game>] (team_reward, length,
+/// agent_reward).
+///
+/// Workers never create the JetStream topology: an admin runs `coordinator setup` (or, on a
+/// server without permissions, the first `coordinator submit` creates it). A worker started
+/// before it, or while JetStream cannot answer (a lost cluster quorum), waits and says so.
 ///
 /// Jobs with `llm` seats are played on I/O threads of their own, llm_concurrency episodes at
 /// once, outside the CPU concurrency. Model endpoints are reached over HTTP or HTTPS (the
@@ -35,7 +40,8 @@ pub struct Cli {
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
 
-    /// NATS server URL(s), comma-separated [default: nats://127.0.0.1:4222].
+    /// NATS server URL, or a cluster's servers comma-separated (nats://a:4222,nats://b:4222)
+    /// [default: $NATS_URL, else nats://127.0.0.1:4222].
     #[arg(long, value_name = "URL")]
     pub nats_url: Option<String>,
 

@@ -8,8 +8,10 @@
 //! every delivered job starts an ack timer on the server: the client's default batch of 200
 //! would start 200 timers for jobs that wait behind the ones playing (queued jobs send
 //! in-progress acks while they wait). Errors from the server (an outage, a deleted consumer, a
-//! leader change) are logged and retried with backoff, re-creating the topology, so the loop
-//! survives a server restart on its own; the client reconnects by itself.
+//! leader change, a lost cluster quorum) are logged and retried with backoff, binding to the
+//! topology again (`readiness` says why in words a person acts on), so the loop survives a
+//! server restart on its own; the client reconnects by itself. A pull the server never answers
+//! (it ends on the client's timer, after its expiry) counts as such an error.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -22,7 +24,8 @@ use tokio::sync::{watch, Semaphore};
 use tokio::task::JoinSet;
 
 use crate::job::{self, JobContext, Stage};
-use crate::topology::{self, TopologyConfig};
+use crate::readiness::{self, log_pull_failure};
+use simfleet::nats::TopologyConfig;
 
 /// How long one pull request waits on the server for jobs. Short enough that a pull lost in a
 /// server restart is replaced soon (the client gives up 5 s after this), long enough that idle
@@ -62,10 +65,9 @@ impl Intake {
             };
             let consumer = match self.consumer.take() {
                 Some(c) => c,
-                None => match topology::ensure(&self.js, &self.topology).await {
-                    Ok(t) => t.workers,
-                    Err(e) => {
-                        tracing::warn!(error = %e, retry_in_ms = backoff.as_millis() as u64, "cannot set up the jobs consumer");
+                None => match readiness::rebind(&self.js, &self.topology, backoff).await {
+                    Some(c) => c,
+                    None => {
                         drop(first);
                         if pause(&mut shutdown, &mut backoff).await {
                             break 'pull;
@@ -77,6 +79,7 @@ impl Intake {
             // We hold one permit; only this loop acquires, so the free ones stay free until we
             // take them below.
             let want = (1 + self.slots.available_permits()).min(self.fetch_batch);
+            let pulled_at = tokio::time::Instant::now();
             let batch = tokio::select! {
                 () = &mut shutdown => break 'pull,
                 b = consumer.batch().max_messages(want).expires(PULL_EXPIRY).messages() => b,
@@ -84,7 +87,7 @@ impl Intake {
             let mut batch = match batch {
                 Ok(b) => b,
                 Err(e) => {
-                    tracing::warn!(error = %e, retry_in_ms = backoff.as_millis() as u64, "pull request failed");
+                    log_pull_failure("pull request failed", Some(&e), backoff);
                     drop(first);
                     if pause(&mut shutdown, &mut backoff).await {
                         break 'pull;
@@ -106,6 +109,14 @@ impl Intake {
                     next = batch.next() => next,
                 };
                 match next {
+                    None if first.is_some() && readiness::unanswered(pulled_at, PULL_EXPIRY) => {
+                        log_pull_failure("the server did not answer a pull", None, backoff);
+                        self.consumer = None;
+                        if pause(&mut shutdown, &mut backoff).await {
+                            break 'pull;
+                        }
+                        break;
+                    }
                     None => break,
                     Some(Ok(msg)) => {
                         backoff = BACKOFF.0;
@@ -118,7 +129,7 @@ impl Intake {
                         tasks.spawn(job::handle(Arc::clone(&self.jobs), msg, stage_rx.clone(), permit));
                     }
                     Some(Err(e)) => {
-                        tracing::warn!(error = %e, retry_in_ms = backoff.as_millis() as u64, "pull failed");
+                        log_pull_failure("pull failed", Some(&e), backoff);
                         self.consumer = None;
                         if pause(&mut shutdown, &mut backoff).await {
                             break 'pull;

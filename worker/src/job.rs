@@ -208,7 +208,8 @@ async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: Encoded) {
         Ok(ack) if ack.duplicate => tracing::debug!(sweep, index, "result was a duplicate"),
         Ok(_) => {}
         Err(e) => {
-            tracing::warn!(sweep, index, error = %e, "cannot publish the result; giving the job back");
+            let outage = simfleet::nats::outage::note(&e);
+            tracing::warn!(sweep, index, error = %e, "cannot publish the result; giving the job back{outage}");
             nak(msg, Some(ctx.nak_delay)).await;
             return;
         }

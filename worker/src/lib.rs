@@ -5,13 +5,12 @@
 //!
 //! # Layout
 //!
-//! - [`settings`]: layered configuration → [`Settings`]; [`cli`]: the flags; [`auth`]: secrets.
-//! - [`connection`]: connecting to NATS with credentials, and the connection state.
-//! - [`topology`]: get-or-create of the streams, consumer and KV bucket (the coordinator uses
-//!   it too).
-//! - `intake`: the pull loop, slots and shutdown; `job`: one job from delivery to ack;
-//!   `player`: the play threads; `llm_pool`: the I/O threads for jobs with `llm` seats;
-//!   `cancellation`: which sweeps are cancelled.
+//! - [`settings`]: layered configuration → [`Settings`]; [`cli`]: the flags.
+//! - NATS itself (connection, credentials and TLS, the topology) is `simfleet::nats`, shared
+//!   with the coordinator; [`connect`] names this worker's connection.
+//! - `readiness`: waiting for the topology at start; `intake`: the pull loop, slots and
+//!   shutdown; `job`: one job from delivery to ack; `player`: the play threads; `llm_pool`: the
+//!   I/O threads for jobs with `llm` seats; `cancellation`: which sweeps are cancelled.
 //! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
 //!   job; [`histograms`]: the per-episode histograms as exact bucket counts; [`llm_metrics`]:
 //!   counting model calls as they happen.
@@ -21,7 +20,7 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! let settings = worker::Settings { concurrency: 2, ..worker::Settings::default() };
-//! let client = worker::connection::connect(&settings).await?;
+//! let client = worker::connect(&settings).await?;
 //! worker::run(client, settings, async { let _ = tokio::signal::ctrl_c().await; }).await?;
 //! # Ok(())
 //! # }
@@ -33,10 +32,8 @@ use std::sync::Arc;
 use async_nats::jetstream;
 use tokio::sync::Semaphore;
 
-pub mod auth;
 mod cancellation;
 pub mod cli;
-pub mod connection;
 mod error;
 pub mod histograms;
 mod intake;
@@ -45,31 +42,43 @@ pub mod job_metrics;
 pub mod llm_metrics;
 mod llm_pool;
 mod player;
+mod readiness;
 pub mod server;
 pub mod settings;
 pub mod telemetry;
-pub mod topology;
 
 pub use cli::Cli;
-pub use error::{redact_url, WorkerError};
+pub use error::WorkerError;
 pub use settings::{ConfigError, LogFormat, Settings};
 
 /// How long a job whose result could not be published waits before it is redelivered: long
 /// enough for a server restart or leader election, short next to the ack wait.
 const PUBLISH_RETRY_DELAY: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// Connects to the servers of `settings.nats_url` with its credentials and TLS, naming the
+/// connection after the worker.
+pub async fn connect(settings: &Settings) -> Result<async_nats::Client, WorkerError> {
+    let name = format!("simfleet-worker {}", settings.worker_id);
+    Ok(simfleet::nats::connect(&settings.nats_url, &settings.auth, &name).await?)
+}
+
 /// Runs the worker until `shutdown` completes, then drains: no more pulls, jobs in flight get
 /// `settings.drain_timeout` to finish, the rest go back to the queue. Returns `Ok` after a
-/// clean drain; errors only when the topology cannot be set up at start.
+/// clean drain (or a shutdown while it still waited for the topology); errors only when the
+/// topology exists but cannot serve (see `simfleet::nats::topology`).
 pub async fn run(
     client: async_nats::Client,
     settings: Settings,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), WorkerError> {
+    tokio::pin!(shutdown);
     let js = jetstream::new(client);
-    let topology_config = topology::TopologyConfig::from(&settings);
-    let mut topology = topology::ensure(&js, &topology_config).await?;
-    // The server's ack wait wins over ours if the consumer already existed (see `topology`).
+    let topology_config = settings.topology_config();
+    let Some(mut topology) = readiness::bind(&js, &topology_config, shutdown.as_mut()).await? else {
+        tracing::info!("stopped before the topology was there");
+        return Ok(());
+    };
+    // The consumer's ack wait is what counts: workers never create it (see `readiness`).
     let ack_wait = match topology.workers.info().await {
         Ok(info) => info.config.ack_wait,
         Err(_) => settings.ack_wait,

@@ -47,7 +47,7 @@ fn main() -> ExitCode {
 
 async fn serve(settings: Settings) -> anyhow::Result<()> {
     let metrics = worker::telemetry::install(&settings.buckets)?;
-    let client = worker::connection::connect(&settings).await?;
+    let client = worker::connect(&settings).await?;
     let listener = tokio::net::TcpListener::bind(settings.metrics_listen)
         .await
         .map_err(|source| WorkerError::Listen { addr: settings.metrics_listen, source })?;

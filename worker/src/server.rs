@@ -13,7 +13,7 @@ use axum::Router;
 use metrics_exporter_prometheus::PrometheusHandle;
 use tokio::net::TcpListener;
 
-use crate::connection::is_connected;
+use simfleet::nats::is_connected;
 
 /// How often histograms are compacted for rendering (the exporter leaves it to its caller).
 const UPKEEP_INTERVAL: Duration = Duration::from_secs(5);

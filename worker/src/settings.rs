@@ -14,13 +14,11 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
+use simfleet::nats::{Auth, AuthConfig, TopologyConfig};
+pub use simfleet::nats::{ConfigError, DEFAULT_NATS_URL};
 
-use crate::auth::{Auth, AuthConfig};
 use crate::cli::Cli;
 use crate::telemetry::{self, GameBuckets};
-
-/// The NATS server when nothing says otherwise.
-pub const DEFAULT_NATS_URL: &str = "nats://127.0.0.1:4222";
 /// The metrics listener when nothing says otherwise (the container image sets `0.0.0.0:9464`).
 pub const DEFAULT_METRICS_LISTEN: &str = "127.0.0.1:9464";
 /// The environment prefix: `SIMFLEET_WORKER__CONCURRENCY`, `SIMFLEET_WORKER__AUTH__TOKEN`.
@@ -28,44 +26,6 @@ pub const ENV_PREFIX: &str = "SIMFLEET_WORKER";
 /// Episodes with `llm` seats played at once when nothing says otherwise: each keeps one model
 /// call in flight (64 calls in flight ≈ 250 calls/s against a 250 ms endpoint).
 pub const DEFAULT_LLM_CONCURRENCY: usize = 64;
-
-/// A configuration error: one line naming the key.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfigError {
-    key: Option<String>,
-    message: String,
-}
-
-impl ConfigError {
-    /// An error about `key`.
-    pub fn new(key: impl Into<String>, message: impl Into<String>) -> ConfigError {
-        ConfigError { key: Some(key.into()), message: message.into() }
-    }
-
-    /// The key at fault, when known.
-    pub fn key(&self) -> Option<&str> {
-        self.key.as_deref()
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.key {
-            Some(key) => write!(f, "invalid config key `{key}`: {}", self.message),
-            None => write!(f, "invalid config: {}", self.message),
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
-
-impl From<config::ConfigError> for ConfigError {
-    fn from(e: config::ConfigError) -> ConfigError {
-        // The crate's messages already name the key ("invalid type: … for key `concurrency`",
-        // "unknown field `x`"); keep them on one line.
-        ConfigError { key: None, message: e.to_string().replace('\n', " ") }
-    }
-}
 
 /// Log output format.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, clap::ValueEnum)]
@@ -88,6 +48,7 @@ struct RawConfig {
     ack_wait_seconds: u64,
     max_deliver: i64,
     max_ack_pending: i64,
+    stream_replicas: usize,
     fetch_batch: Option<usize>,
     prefetch: Option<usize>,
     drain_timeout_seconds: u64,
@@ -135,6 +96,9 @@ pub struct Settings {
     pub max_deliver: i64,
     /// Fleet-wide cap of jobs delivered and not yet acknowledged.
     pub max_ack_pending: i64,
+    /// Replicas the topology's streams and KV bucket should have (1 on one server, 3 on a
+    /// three-server cluster). Workers never create the topology: they check it and warn.
+    pub stream_replicas: usize,
     /// The most jobs asked for in one pull (never more than the free slots).
     pub fetch_batch: usize,
     /// Jobs held beyond the `concurrency` being played, so that a freed play slot starts the
@@ -169,12 +133,13 @@ pub struct Settings {
 impl fmt::Debug for Settings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Settings")
-            .field("nats_url", &crate::redact_url(&self.nats_url))
+            .field("nats_url", &simfleet::nats::redact_url(&self.nats_url))
             .field("worker_id", &self.worker_id)
             .field("concurrency", &self.concurrency)
             .field("ack_wait", &self.ack_wait)
             .field("max_deliver", &self.max_deliver)
             .field("max_ack_pending", &self.max_ack_pending)
+            .field("stream_replicas", &self.stream_replicas)
             .field("fetch_batch", &self.fetch_batch)
             .field("prefetch", &self.prefetch)
             .field("drain_timeout", &self.drain_timeout)
@@ -208,6 +173,7 @@ impl Default for Settings {
             ack_wait: Duration::from_secs(30),
             max_deliver: 5,
             max_ack_pending: 1000,
+            stream_replicas: 1,
             fetch_batch: cores,
             prefetch: cores,
             drain_timeout: Duration::from_secs(25),
@@ -234,6 +200,7 @@ impl Settings {
             .set_default("ack_wait_seconds", d.ack_wait.as_secs())?
             .set_default("max_deliver", d.max_deliver)?
             .set_default("max_ack_pending", d.max_ack_pending)?
+            .set_default("stream_replicas", d.stream_replicas as u64)?
             .set_default("drain_timeout_seconds", d.drain_timeout.as_secs())?
             .set_default("metrics_listen", DEFAULT_METRICS_LISTEN)?
             .set_default("log_format", "text")?
@@ -264,6 +231,19 @@ impl Settings {
     }
 }
 
+impl Settings {
+    /// The topology this worker expects: its consumer limits and `stream_replicas`.
+    pub fn topology_config(&self) -> TopologyConfig {
+        TopologyConfig {
+            ack_wait: self.ack_wait,
+            max_deliver: self.max_deliver,
+            max_ack_pending: self.max_ack_pending,
+            replicas: self.stream_replicas,
+            ..TopologyConfig::default()
+        }
+    }
+}
+
 fn file_source(path: &Path) -> Result<config::File<config::FileSourceFile, config::FileFormat>, ConfigError> {
     if !path.is_file() {
         return Err(ConfigError::new("--config", format!("{} is not a readable file", path.display())));
@@ -281,9 +261,7 @@ fn positive<T: PartialOrd + Default + fmt::Display>(key: &str, value: T) -> Resu
 
 impl RawConfig {
     fn resolve(self, env: &HashMap<String, String>) -> Result<Settings, ConfigError> {
-        if self.nats_url.trim().is_empty() {
-            return Err(ConfigError::new("nats_url", "must not be empty"));
-        }
+        simfleet::nats::parse_servers(&self.nats_url)?;
         let concurrency = positive("concurrency", self.concurrency.unwrap_or_else(available_cores))?;
         let metrics_listen = self.metrics_listen.parse().map_err(|e| {
             ConfigError::new(
@@ -314,6 +292,7 @@ impl RawConfig {
             ack_wait: Duration::from_secs(positive("ack_wait_seconds", self.ack_wait_seconds)?),
             max_deliver: positive("max_deliver", self.max_deliver)?,
             max_ack_pending: positive("max_ack_pending", self.max_ack_pending)?,
+            stream_replicas: simfleet::nats::check_replicas(self.stream_replicas)?,
             fetch_batch: positive("fetch_batch", self.fetch_batch.unwrap_or(concurrency))?,
             prefetch: self.prefetch.unwrap_or(concurrency),
             drain_timeout: Duration::from_secs(self.drain_timeout_seconds),

@@ -5,7 +5,7 @@
 //! Exit codes: 0 done; 1 done, but jobs failed (`run`, `watch`, `submit --watch`); 2 an error,
 //! printed by `main.rs`.
 //!
-//! The fleet commands (`submit`, `watch`, `status`, `results`, `cancel`) also take the
+//! The fleet commands (`submit`, `watch`, `status`, `results`, `cancel`, `setup`) also take the
 //! connection flags every command accepts, [`FleetArgs`].
 
 pub mod arena;
@@ -16,6 +16,7 @@ pub mod replay;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod setup;
 pub mod status;
 pub mod submit;
 pub mod summary;
@@ -32,12 +33,15 @@ use crate::fleet::{FleetFlags, FleetSettings};
 /// Connection flags of the fleet commands (submit, watch, status, results, cancel).
 #[derive(clap::Args, Debug)]
 pub struct FleetArgs {
-    /// NATS server URL [default: $NATS_URL, else nats://127.0.0.1:4222]. Also
-    /// SIMFLEET_COORDINATOR__NATS_URL or `nats_url` in --config.
+    /// NATS server URL, or a cluster's servers comma-separated (nats://a:4222,nats://b:4222)
+    /// [default: $NATS_URL, else nats://127.0.0.1:4222]. Also SIMFLEET_COORDINATOR__NATS_URL or
+    /// `nats_url` in --config.
     #[arg(long, global = true, value_name = "URL")]
     nats_url: Option<String>,
-    /// A TOML file with `nats_url`, `metrics_listen` and an `[auth]` table (user + password,
-    /// token, nkey_seed or creds_file, each also as *_file; tls_ca_file), as the worker's.
+    /// A TOML file with `nats_url`, `metrics_listen`, `stream_replicas` (replicas of the streams
+    /// and KV bucket, default 1; 3 on a three-server cluster) and an `[auth]` table (user +
+    /// password, token, nkey_seed or creds_file, each also as *_file; tls_ca_file, tls_cert_file,
+    /// tls_key_file), as the worker's.
     #[arg(long, global = true, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Serve `simfleet_sweep_jobs` on http://ADDR/metrics while `watch` runs (for Prometheus);

@@ -9,10 +9,17 @@
 //!   results stream, cancelling a sweep.
 //! - [`scan`]: reading a subject's message ids (which jobs are queued or answered).
 //! - [`settings`]: the layered connection settings; [`metrics`]: `/metrics` while `watch` runs.
+//! - [`setup`]: `coordinator setup`, the admin's creation (and change) of the topology.
+//!
+//! Connecting, credentials and the topology itself are `simfleet::nats`, shared with the
+//! worker. Finding the topology, reading and writing sweep entries, `submit` and `watch` wait out
+//! a JetStream outage (a restarting server, a cluster without quorum), saying so on stderr;
+//! `status`, `results` and `cancel` wait to connect and then fail if JetStream stops answering.
 
 use async_nats::jetstream;
+use simfleet::nats::outage::{wait_out, wait_out_if};
+use simfleet::nats::topology::{self, Topology, TopologyConfig, TopologyError};
 use simfleet::topology::SweepEntry;
-use worker::topology::{Topology, TopologyConfig};
 
 pub mod cancel;
 pub mod dlq;
@@ -21,6 +28,7 @@ pub mod metrics;
 pub mod results;
 pub mod scan;
 pub mod settings;
+pub mod setup;
 pub mod status;
 pub mod submit;
 pub mod watch;
@@ -35,25 +43,35 @@ pub struct Fleet {
     pub topology: Topology,
 }
 
+/// The coordinator's connection name, in the servers' connection lists and the logs.
+pub const CONNECTION_NAME: &str = "simfleet-coordinator";
+
 impl Fleet {
-    /// Connects and creates (or checks) the topology. The coordinator may be the first to touch
-    /// a fresh server, so it sets up the same objects a worker would.
+    /// Connects and finds the topology, creating what is missing: on a server without
+    /// permissions the coordinator may be the first to touch it (workers never create it).
+    /// Waits, saying so, while JetStream cannot answer.
     pub async fn connect(settings: &FleetSettings) -> anyhow::Result<Fleet> {
-        let client =
-            worker::connection::connect_with(&settings.nats_url, &settings.auth, "simfleet-coordinator").await?;
-        Fleet::from_client(client).await
+        let client = simfleet::nats::connect(&settings.nats_url, &settings.auth, CONNECTION_NAME).await?;
+        Fleet::open(client, &settings.topology_config()).await
     }
 
-    /// The same, with a client the caller connected.
+    /// The same, with a client the caller connected and the default topology.
     pub async fn from_client(client: async_nats::Client) -> anyhow::Result<Fleet> {
+        Fleet::open(client, &TopologyConfig::default()).await
+    }
+
+    /// Finds (or creates) the topology `cfg` describes on `client`'s servers.
+    pub async fn open(client: async_nats::Client, cfg: &TopologyConfig) -> anyhow::Result<Fleet> {
         let js = jetstream::new(client);
-        let topology = worker::topology::ensure(&js, &TopologyConfig::default()).await?;
+        let topology =
+            wait_out_if("finding the JetStream topology", TopologyError::is_transient, || topology::ensure(&js, cfg))
+                .await?;
         Ok(Fleet { js, topology })
     }
 
-    /// The KV entry of `sweep`, or an error a person can act on.
+    /// The KV entry of `sweep`, or an error a person can act on. Waits out JetStream outages.
     pub async fn entry(&self, sweep: &str) -> anyhow::Result<SweepEntry> {
-        match self.topology.sweeps.get(sweep).await? {
+        match wait_out("reading the sweep's KV entry", || self.topology.sweeps.get(sweep)).await? {
             Some(bytes) => Ok(serde_json::from_slice(&bytes)?),
             None => anyhow::bail!(
                 "no sweep {sweep:?} on this server (see `coordinator status` for the sweeps it knows; \
@@ -62,9 +80,10 @@ impl Fleet {
         }
     }
 
-    /// Writes the KV entry of a sweep.
+    /// Writes the KV entry of a sweep. Waits out JetStream outages.
     pub async fn put_entry(&self, entry: &SweepEntry) -> anyhow::Result<()> {
-        self.topology.sweeps.put(&entry.id, serde_json::to_vec(entry)?.into()).await?;
+        let value: bytes::Bytes = serde_json::to_vec(entry)?.into();
+        wait_out("writing the sweep's KV entry", || self.topology.sweeps.put(&entry.id, value.clone())).await?;
         Ok(())
     }
 

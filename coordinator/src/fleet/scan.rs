@@ -55,7 +55,10 @@ pub async fn for_each_header(
         let msg = match tokio::time::timeout(NEXT_MESSAGE_TIMEOUT, messages.next()).await {
             Ok(Some(m)) => m?,
             Ok(None) => break,
-            Err(_) => anyhow::bail!("reading {subject} from {} stalled", stream.cached_info().config.name),
+            Err(_) => anyhow::bail!(
+                "reading {subject} from {} stalled: no message for {NEXT_MESSAGE_TIMEOUT:?} (timed out)",
+                stream.cached_info().config.name
+            ),
         };
         read += 1;
         f(&msg);

@@ -1,15 +1,16 @@
 //! The coordinator's connection settings for the fleet commands, layered like the worker's:
 //! built-in defaults < `NATS_URL` < `--config FILE` < `SIMFLEET_COORDINATOR__*` environment <
-//! flags. Keys: `nats_url`, `metrics_listen`, and the worker's `[auth]` table (user/password,
-//! token, nkey seed or creds file, each inline or `*_file`, plus `tls_ca_file`).
+//! flags. Keys: `nats_url` (one server or a comma-separated list), `metrics_listen`,
+//! `stream_replicas` (of the streams and KV bucket it creates), and the worker's `[auth]` table
+//! (user/password, token, nkey seed or creds file, each inline or `*_file`, plus `tls_ca_file`,
+//! `tls_cert_file` and `tls_key_file`), all read by `simfleet::nats`.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use worker::auth::{Auth, AuthConfig};
-use worker::ConfigError;
+use simfleet::nats::{Auth, AuthConfig, ConfigError, TopologyConfig};
 
 /// The environment prefix: `SIMFLEET_COORDINATOR__NATS_URL`, `SIMFLEET_COORDINATOR__AUTH__TOKEN`.
 pub const ENV_PREFIX: &str = "SIMFLEET_COORDINATOR";
@@ -30,6 +31,7 @@ pub struct FleetFlags {
 struct RawConfig {
     nats_url: String,
     metrics_listen: Option<String>,
+    stream_replicas: usize,
     #[serde(default)]
     auth: AuthConfig,
 }
@@ -41,6 +43,10 @@ pub struct FleetSettings {
     pub nats_url: String,
     /// Where `watch` serves `/metrics` (`simfleet_sweep_jobs`), if anywhere.
     pub metrics_listen: Option<SocketAddr>,
+    /// Replicas of the streams and the KV bucket: what `setup` (and, on a server without
+    /// permissions, the first fleet command) creates them with, and what every fleet command
+    /// checks them against.
+    pub stream_replicas: usize,
     /// Credentials and TLS.
     pub auth: Auth,
 }
@@ -48,13 +54,20 @@ pub struct FleetSettings {
 impl FleetSettings {
     /// Settings for an open server at `nats_url` (what tests use).
     pub fn new(nats_url: impl Into<String>) -> FleetSettings {
-        FleetSettings { nats_url: nats_url.into(), metrics_listen: None, auth: Auth::default() }
+        FleetSettings { nats_url: nats_url.into(), metrics_listen: None, stream_replicas: 1, auth: Auth::default() }
+    }
+
+    /// The topology the fleet commands create and check: `stream_replicas` and the default
+    /// limits of the workers' consumer.
+    pub fn topology_config(&self) -> TopologyConfig {
+        TopologyConfig { replicas: self.stream_replicas, ..TopologyConfig::default() }
     }
 
     /// Loads the layers. `env` is the process environment (a parameter for tests).
     pub fn load(flags: &FleetFlags, env: &HashMap<String, String>) -> Result<FleetSettings, ConfigError> {
-        let nats_url = env.get("NATS_URL").cloned().unwrap_or_else(|| worker::settings::DEFAULT_NATS_URL.to_string());
-        let mut builder = config::Config::builder().set_default("nats_url", nats_url)?;
+        let nats_url = env.get("NATS_URL").cloned().unwrap_or_else(|| simfleet::nats::DEFAULT_NATS_URL.to_string());
+        let mut builder =
+            config::Config::builder().set_default("nats_url", nats_url)?.set_default("stream_replicas", 1u64)?;
         if let Some(file) = &flags.config {
             builder = builder.add_source(file_source(file)?);
         }
@@ -70,9 +83,7 @@ impl FleetSettings {
             .set_override_option("metrics_listen", flags.metrics_listen.clone())?
             .build()?
             .try_deserialize()?;
-        if raw.nats_url.trim().is_empty() {
-            return Err(ConfigError::new("nats_url", "must not be empty"));
-        }
+        simfleet::nats::parse_servers(&raw.nats_url)?;
         let metrics_listen = raw
             .metrics_listen
             .map(|a| {
@@ -81,7 +92,12 @@ impl FleetSettings {
                 })
             })
             .transpose()?;
-        Ok(FleetSettings { nats_url: raw.nats_url, metrics_listen, auth: raw.auth.resolve()? })
+        Ok(FleetSettings {
+            nats_url: raw.nats_url,
+            metrics_listen,
+            stream_replicas: simfleet::nats::check_replicas(raw.stream_replicas)?,
+            auth: raw.auth.resolve()?,
+        })
     }
 }
 
@@ -110,6 +126,23 @@ mod tests {
         assert_eq!(FleetSettings::load(&flags, &e).unwrap().nats_url, "nats://b:2");
         let flags = FleetFlags { nats_url: Some("nats://c:3".into()), ..FleetFlags::default() };
         assert_eq!(FleetSettings::load(&flags, &e).unwrap().nats_url, "nats://c:3");
+    }
+
+    #[test]
+    fn a_server_list_and_replicas_load_from_the_environment() {
+        let e = env(&[
+            ("SIMFLEET_COORDINATOR__NATS_URL", "nats://a:4222,nats://b:4222,nats://c:4222"),
+            ("SIMFLEET_COORDINATOR__STREAM_REPLICAS", "3"),
+        ]);
+        let s = FleetSettings::load(&FleetFlags::default(), &e).unwrap();
+        assert_eq!(
+            (s.nats_url.as_str(), s.topology_config().replicas),
+            ("nats://a:4222,nats://b:4222,nats://c:4222", 3)
+        );
+        let e = env(&[("SIMFLEET_COORDINATOR__STREAM_REPLICAS", "7")]);
+        assert_eq!(FleetSettings::load(&FleetFlags::default(), &e).unwrap_err().key(), Some("stream_replicas"));
+        let flags = FleetFlags { nats_url: Some("nats://a:4222,ftp://b".into()), ..FleetFlags::default() };
+        assert_eq!(FleetSettings::load(&flags, &env(&[])).unwrap_err().key(), Some("nats_url"));
     }
 
     #[test]

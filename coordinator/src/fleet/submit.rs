@@ -8,6 +8,10 @@
 //! is played twice, and its second result is dropped by message id and by `watch`'s dedup on
 //! the job index: wasted work, never a duplicate record.) Publishing is pipelined: up to [`ACKS_IN_FLIGHT`] publish acks are awaited at
 //! once, which is what makes tens of thousands of jobs per second possible over one connection.
+//!
+//! Because it is idempotent, a submit interrupted by a JetStream outage (a server restarting, a
+//! leader election, a cluster without quorum) simply starts over once JetStream answers, and
+//! says so while it waits (`simfleet::nats::outage`).
 
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
@@ -17,6 +21,7 @@ use async_nats::jetstream::publish::PublishAck;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use indicatif::ProgressBar;
+use simfleet::nats::outage::{is_transient, WAITING};
 use simfleet::topology::{job_subject, msg_id, result_subject, SweepEntry, SweepStatus};
 
 use super::{scan, Fleet};
@@ -40,9 +45,56 @@ pub struct SubmitReport {
     pub duplicates: u64,
 }
 
-/// Publishes every job of `sweep` not yet answered. `definition` is the sweep file's
-/// text, stored in the KV entry so `watch` and `status` work from any machine.
+/// Publishes every job of `sweep` not yet answered, waiting out JetStream outages. `definition`
+/// is the sweep file's text, stored in the KV entry so `watch` and `status` work from any
+/// machine.
 pub async fn submit(fleet: &Fleet, sweep: &Sweep, definition: &str, bar: &ProgressBar) -> anyhow::Result<SubmitReport> {
+    // Jobs published by attempts an outage interrupted: the next attempt sees them again as
+    // duplicates, which they are not.
+    let mut earlier = 0;
+    loop {
+        bar.reset();
+        match submit_once(fleet, sweep, definition, bar).await {
+            Ok(mut report) => {
+                report.duplicates = report.duplicates.saturating_sub(earlier);
+                report.published += earlier;
+                return Ok(report);
+            }
+            Err(failed) if is_transient(&failed.error) => {
+                earlier += failed.published;
+                tracing::warn!(
+                    operation = "submitting the jobs",
+                    error = format!("{:#}", failed.error),
+                    "{WAITING}; the submit starts over then (jobs already published are dropped as duplicates)"
+                );
+                tokio::time::sleep(RETRY_PAUSE).await;
+            }
+            Err(failed) => return Err(failed.error),
+        }
+    }
+}
+
+/// How long an interrupted submit waits before it starts over.
+const RETRY_PAUSE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// A submit attempt that failed, and how many jobs it had published.
+struct Interrupted {
+    error: anyhow::Error,
+    published: u64,
+}
+
+impl<E: Into<anyhow::Error>> From<E> for Interrupted {
+    fn from(e: E) -> Interrupted {
+        Interrupted { error: e.into(), published: 0 }
+    }
+}
+
+async fn submit_once(
+    fleet: &Fleet,
+    sweep: &Sweep,
+    definition: &str,
+    bar: &ProgressBar,
+) -> Result<SubmitReport, Interrupted> {
     let previous = match fleet.topology.sweeps.get(&sweep.id).await? {
         Some(bytes) => serde_json::from_slice::<SweepEntry>(&bytes).ok(),
         None => None,
@@ -70,18 +122,23 @@ pub async fn submit(fleet: &Fleet, sweep: &Sweep, definition: &str, bar: &Progre
     };
     bar.inc(report.skipped);
     let mut acks: FuturesUnordered<AckFuture> = FuturesUnordered::new();
+    let interrupted = |error: anyhow::Error, report: &SubmitReport| Interrupted { error, published: report.published };
     for job in sweep.jobs().filter(|j| !skip.contains(&j.index)) {
         let mut headers = async_nats::HeaderMap::new();
         headers.insert(async_nats::header::NATS_MESSAGE_ID, msg_id(&job.sweep, job.index).as_str());
         let payload = simfleet::protocol::encode(&job);
-        let ack = fleet.js.publish_with_headers(job_subject(&job.game, &job.sweep), headers, payload.into()).await?;
+        let subject = job_subject(&job.game, &job.sweep);
+        let ack = match fleet.js.publish_with_headers(subject, headers, payload.into()).await {
+            Ok(ack) => ack,
+            Err(e) => return Err(interrupted(e.into(), &report)),
+        };
         acks.push(Box::pin(ack.into_future()));
         while acks.len() >= ACKS_IN_FLIGHT {
-            settle(acks.next().await, &mut report, bar)?;
+            settle(acks.next().await, &mut report, bar).map_err(|e| interrupted(e, &report))?;
         }
     }
     while !acks.is_empty() {
-        settle(acks.next().await, &mut report, bar)?;
+        settle(acks.next().await, &mut report, bar).map_err(|e| interrupted(e, &report))?;
     }
     Ok(report)
 }

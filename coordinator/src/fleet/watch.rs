@@ -22,6 +22,7 @@ use async_nats::jetstream::message::Acker;
 use async_nats::jetstream::AckKind;
 use futures::StreamExt;
 use indicatif::ProgressBar;
+use simfleet::nats::outage::note;
 use simfleet::protocol::JobResult;
 use simfleet::topology::{result_subject, watch_consumer, SweepEntry, SweepStatus};
 
@@ -264,7 +265,7 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
         let mut messages = match messages {
             Ok(m) => m,
             Err(e) => {
-                tracing::warn!(error = %e, "cannot read results; retrying");
+                tracing::warn!(error = %e, "cannot read results; retrying{}", note(&e));
                 tokio::time::sleep(pause).await;
                 pause = (pause * 2).min(Duration::from_secs(5));
                 continue;
@@ -276,7 +277,7 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
                 match housekeeping(fleet, &entry, &mut dlq, p).await {
                     Ok(true) => return Ok(true),
                     Ok(false) => {}
-                    Err(e) => tracing::warn!(error = %e, "housekeeping failed; will retry"),
+                    Err(e) => tracing::warn!(error = %e, "housekeeping failed; will retry{}", note(&e)),
                 }
                 if p.finished() {
                     return Ok(false);
@@ -287,7 +288,7 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
                 Err(_) => continue,
                 Ok(None) => break,
                 Ok(Some(Err(e))) => {
-                    tracing::warn!(error = %e, "reading results failed; reconnecting the consumer");
+                    tracing::warn!(error = %e, "reading results failed; reconnecting the consumer{}", note(&e));
                     break;
                 }
                 Ok(Some(Ok(m))) => m,

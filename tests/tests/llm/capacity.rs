@@ -6,11 +6,11 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use simfleet::nats::topology::{ensure, TopologyConfig};
 use simfleet_tests::llm_server::{Behaviour, LlmServer};
 use simfleet_tests::scrape::{http_get, metric_sum};
 use simfleet_tests::{wait_until, NatsServer};
 use worker::telemetry;
-use worker::topology::{ensure, TopologyConfig};
 
 use super::*;
 

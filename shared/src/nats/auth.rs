@@ -1,16 +1,21 @@
-//! NATS credentials and TLS: the `[auth]` config table, resolved into secrets held in memory.
+//! NATS credentials and TLS: the `[auth]` config table of both binaries, resolved into secrets
+//! held in memory.
 //!
 //! Every credential can come inline (`auth.password`) or from a file (`auth.password_file`),
 //! because Kubernetes mounts secrets as files and an inline secret in a ConfigMap is a leak.
 //! Files are read while the settings load, so a missing file is an error naming its key.
-//! [`Secret`] never prints its contents, so `Settings` can be logged with `{:?}`.
+//! [`Secret`] never prints its contents, so settings can be logged with `{:?}`.
+//!
+//! TLS: `tls_ca_file` is the CA that signed the servers' certificates (setting it also
+//! requires TLS); `tls_cert_file` and `tls_key_file` are this client's certificate and key,
+//! for servers that verify clients (`tls { verify: true }`). Both or neither.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::settings::ConfigError;
+use super::ConfigError;
 
 /// The `[auth]` table as written (stage one: only what the user typed).
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -25,6 +30,8 @@ pub struct AuthConfig {
     nkey_seed_file: Option<PathBuf>,
     creds_file: Option<PathBuf>,
     tls_ca_file: Option<PathBuf>,
+    tls_cert_file: Option<PathBuf>,
+    tls_key_file: Option<PathBuf>,
 }
 
 /// A secret string: `Debug` and `Display` print `***`.
@@ -49,7 +56,7 @@ impl fmt::Debug for Secret {
     }
 }
 
-/// How the worker proves who it is. At most one method; none means an open server.
+/// How a client proves who it is. At most one method; none means an open server.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Credentials {
     /// No credentials (or only those embedded in `nats_url`).
@@ -77,6 +84,8 @@ pub struct Auth {
     pub credentials: Credentials,
     /// A CA certificate (PEM) to trust; setting it also requires TLS.
     pub tls_ca_file: Option<PathBuf>,
+    /// This client's certificate and private key (PEM), for servers that verify clients.
+    pub tls_client: Option<(PathBuf, PathBuf)>,
 }
 
 fn read_secret(key: &str, path: &Path) -> Result<Secret, ConfigError> {
@@ -135,12 +144,26 @@ impl AuthConfig {
         if methods.len() > 1 {
             return Err(ConfigError::new(methods[1], format!("choose one of {}", methods.join(", "))));
         }
-        if let Some(ca) = &self.tls_ca_file {
-            if !ca.is_file() {
-                return Err(ConfigError::new("auth.tls_ca_file", format!("{} is not a file", ca.display())));
+        for (key, file) in [
+            ("auth.tls_ca_file", &self.tls_ca_file),
+            ("auth.tls_cert_file", &self.tls_cert_file),
+            ("auth.tls_key_file", &self.tls_key_file),
+        ] {
+            if let Some(path) = file {
+                if !path.is_file() {
+                    return Err(ConfigError::new(key, format!("{} is not a file", path.display())));
+                }
             }
         }
-        Ok(Auth { credentials, tls_ca_file: self.tls_ca_file })
+        let tls_client = match (self.tls_cert_file, self.tls_key_file) {
+            (Some(cert), Some(key)) => Some((cert, key)),
+            (Some(_), None) => return Err(ConfigError::new("auth.tls_key_file", "auth.tls_cert_file needs its key")),
+            (None, Some(_)) => {
+                return Err(ConfigError::new("auth.tls_cert_file", "auth.tls_key_file needs its certificate"))
+            }
+            (None, None) => None,
+        };
+        Ok(Auth { credentials, tls_ca_file: self.tls_ca_file, tls_client })
     }
 }
 
@@ -159,6 +182,18 @@ mod tests {
         let cfg = AuthConfig { token: Some("t".into()), nkey_seed: Some("SU".into()), ..AuthConfig::default() };
         let err = cfg.resolve().unwrap_err().to_string();
         assert!(err.contains("auth.nkey_seed"), "{err}");
+    }
+
+    #[test]
+    fn a_client_certificate_needs_its_key() {
+        let file = std::env::current_exe().unwrap();
+        let cfg = AuthConfig { tls_cert_file: Some(file.clone()), ..AuthConfig::default() };
+        assert_eq!(cfg.resolve().unwrap_err().key(), Some("auth.tls_key_file"));
+        let cfg =
+            AuthConfig { tls_cert_file: Some(file.clone()), tls_key_file: Some(file.clone()), ..AuthConfig::default() };
+        assert_eq!(cfg.resolve().unwrap().tls_client, Some((file.clone(), file)));
+        let cfg = AuthConfig { tls_ca_file: Some("/nonexistent/ca.pem".into()), ..AuthConfig::default() };
+        assert_eq!(cfg.resolve().unwrap_err().key(), Some("auth.tls_ca_file"));
     }
 
     #[test]
