@@ -353,6 +353,7 @@ mod tests {
             policy_set: simfleet::protocol::PolicySet { name: "team".into(), seats: vec!["random".into(); 4] },
             seeds: simfleet::protocol::SeedRange { start, count: 40 },
             replay: false,
+            collect: Default::default(),
         };
         simfleet::run_job(&job, &simfleet::RunEnv::default())
     }

@@ -13,7 +13,7 @@ use std::path::Path;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use simfleet::protocol::{Job, PolicySet, SeedRange, PROTOCOL_VERSION};
+use simfleet::protocol::{Collect, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::{GameKind, RunEnv, Spec};
 use toml::Spanned;
 
@@ -51,6 +51,7 @@ struct RawSweep {
     name: Spanned<String>,
     seeds: Spanned<RawSeeds>,
     episodes_per_job: Option<Spanned<i64>>,
+    collect: Option<Spanned<String>>,
     #[serde(default)]
     cells: Vec<Spanned<RawCell>>,
     /// Ranking experiments, expanded after the cells (`crate::rank::section`).
@@ -72,6 +73,7 @@ struct RawCell {
     scenarios: Vec<Spanned<String>>,
     policy_sets: IndexMap<Spanned<String>, Spanned<Vec<Spanned<String>>>>,
     episodes_per_job: Option<Spanned<i64>>,
+    collect: Option<Spanned<String>>,
 }
 
 /// A parsed, validated sweep.
@@ -99,6 +101,10 @@ pub struct Cell {
     pub policy_set: PolicySet,
     /// Episodes per job.
     pub episodes_per_job: u64,
+    /// What its jobs' results carry. Left out of the canonical form when `records`, so the ids
+    /// of sweeps written before the setting existed do not change.
+    #[serde(skip_serializing_if = "Collect::is_records")]
+    pub collect: Collect,
     /// Index of this cell's first job.
     #[serde(skip)]
     pub first_job: u64,
@@ -189,6 +195,13 @@ impl Sweep {
             }
         };
         let sweep_epj = epj(&raw.episodes_per_job, "episodes_per_job".into())?;
+        let collect = |v: &Option<Spanned<String>>, field: String| -> Result<Option<Collect>, SweepError> {
+            match v {
+                None => Ok(None),
+                Some(s) => s.get_ref().parse().map(Some).map_err(|e: String| err(Some(s.span()), Some(field), e)),
+            }
+        };
+        let sweep_collect = collect(&raw.collect, "collect".into())?.unwrap_or_default();
         if raw.cells.is_empty() && raw.rankings.is_empty() {
             return Err(err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
         }
@@ -203,6 +216,7 @@ impl Sweep {
                 err(Some(cell.game.span()), Some(format!("cells[{ci}].game")), e.to_string())
             })?;
             let cell_epj = epj(&cell.episodes_per_job, format!("cells[{ci}].episodes_per_job"))?.or(sweep_epj);
+            let cell_collect = collect(&cell.collect, format!("cells[{ci}].collect"))?.unwrap_or(sweep_collect);
             if cell.scenarios.is_empty() {
                 return Err(err(Some(cell.game.span()), Some(format!("cells[{ci}].scenarios")), "no scenarios".into()));
             }
@@ -245,6 +259,7 @@ impl Sweep {
                         policy_set: policy_set.clone(),
                         seeds: SeedRange { start: 0, count: 1 },
                         replay: false,
+                        collect: Default::default(),
                     };
                     if let Err(e) = simfleet::prepare_job(&probe, &env) {
                         let (span, field) = locate(&e, &sfield, scenario.span(), &pfield, seats);
@@ -256,6 +271,7 @@ impl Sweep {
                         scenario: scenario.get_ref().clone(),
                         policy_set,
                         episodes_per_job,
+                        collect: cell_collect,
                         first_job: next_job,
                     };
                     next_job += cell.jobs(seeds);
@@ -280,6 +296,7 @@ impl Sweep {
                     scenario: rc.scenario,
                     policy_set: rc.policy_set,
                     episodes_per_job,
+                    collect: sweep_collect,
                     first_job: next_job,
                 };
                 next_job += cell.jobs(seeds);
@@ -287,11 +304,32 @@ impl Sweep {
             }
         }
         let mut sweep = Sweep { id: String::new(), name: raw.name.get_ref().clone(), seeds, cells };
-        let canonical = serde_json::to_string(&sweep).expect("a sweep always serialises");
+        sweep.set_id();
+        Ok(sweep)
+    }
+
+    fn set_id(&mut self) {
+        let canonical = serde_json::to_string(&self).expect("a sweep always serialises");
         let digest = Sha256::digest(canonical.as_bytes());
         let hex: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
-        sweep.id = format!("{}-{hex}", slug(&sweep.name));
-        Ok(sweep)
+        self.id = format!("{}-{hex}", slug(&self.name));
+    }
+
+    /// The sweep with every cell collecting `collect` (`--collect`), and its id for that: a
+    /// summary sweep is another sweep than the records sweep of the same file. `None` keeps it.
+    pub fn with_collect(mut self, collect: Option<Collect>) -> Sweep {
+        if let Some(collect) = collect {
+            for c in &mut self.cells {
+                c.collect = collect;
+            }
+            self.set_id();
+        }
+        self
+    }
+
+    /// Whether any cell collects summaries.
+    pub fn collects_summaries(&self) -> bool {
+        self.cells.iter().any(|c| c.collect == Collect::Summary)
     }
 
     /// Total number of jobs.
@@ -337,6 +375,7 @@ impl Sweep {
             policy_set: cell.policy_set.clone(),
             seeds: SeedRange { start: self.seeds.start + offset, count },
             replay: false,
+            collect: cell.collect,
         })
     }
 

@@ -5,6 +5,8 @@
 //! - [`protocol`]: `Job`, `JobResult`, `EpisodeRecord`, `JobError`, MessagePack encode/decode,
 //!   the version check and the failed result; [`stats`]: a record's stats, a map or a game's own
 //!   struct behind the [`stats::TypedStats`] trait object.
+//! - [`aggregate`]: mergeable aggregates of episodes (moments, histograms, one cell), what a
+//!   summary sweep collects instead of records.
 //! - [`seeding`]: episode seed -> ChaCha streams, the random primitives, the trajectory hash.
 //! - [`spec`]: the `NAME[:ARG][?k=v&…]` grammar of policy and scenario strings.
 //! - [`field`]: typed scenario fields and policy parameters, with errors naming the field.
@@ -24,6 +26,7 @@
 
 use std::sync::Arc;
 
+pub mod aggregate;
 pub mod field;
 pub mod games;
 pub mod llm;

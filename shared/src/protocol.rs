@@ -17,6 +17,51 @@ pub const PROTOCOL_VERSION: u32 = 1;
 
 pub use crate::stats::{Stats, StatsMap};
 
+use crate::aggregate::CellAggregate;
+
+/// What a job's result carries: every episode's record, or one aggregate of them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Collect {
+    /// One [`EpisodeRecord`] per seed (the default).
+    #[default]
+    Records,
+    /// One [`CellAggregate`] of the job's episodes in [`JobResult::summary`].
+    Summary,
+}
+
+impl Collect {
+    /// Whether this is [`Collect::Records`] (which a job does not write on the wire).
+    pub fn is_records(&self) -> bool {
+        *self == Collect::Records
+    }
+
+    /// `records` or `summary`, as written in a sweep file and on the wire.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Collect::Records => "records",
+            Collect::Summary => "summary",
+        }
+    }
+}
+
+impl fmt::Display for Collect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Collect {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Collect, String> {
+        match s {
+            "records" => Ok(Collect::Records),
+            "summary" => Ok(Collect::Summary),
+            other => Err(format!("{other:?} is not a collect mode: use \"records\" or \"summary\"")),
+        }
+    }
+}
+
 /// A range of episode seeds: `start, start+1, …, start+count−1`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeedRange {
@@ -63,6 +108,10 @@ pub struct Job {
     /// Whether to return one JSON replay per seed.
     #[serde(default)]
     pub replay: bool,
+    /// What the result carries. Not written when `records`, so a records job encodes as it did
+    /// before the field existed.
+    #[serde(default, skip_serializing_if = "Collect::is_records")]
+    pub collect: Collect,
 }
 
 /// The first fields of a [`Job`]: what a worker decodes before anything else, so that even a
@@ -231,9 +280,13 @@ pub struct JobResult {
     /// One JSON replay per seed, when the job asked.
     #[serde(default)]
     pub replays: Option<Vec<String>>,
-    /// One record per seed, in seed order; empty on error.
+    /// One record per seed, in seed order; empty on error and in a summary result.
     pub records: Vec<EpisodeRecord>,
-    /// Set when the job failed; then `records` is empty.
+    /// The aggregate of the job's episodes, when the job collected a summary. Not written when
+    /// absent, so a records result encodes as it did before the field existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<CellAggregate>,
+    /// Set when the job failed; then `records` is empty and `summary` absent.
     pub error: Option<JobError>,
 }
 
@@ -254,8 +307,14 @@ impl JobResult {
             elapsed_seconds: 0.0,
             replays: None,
             records: Vec::new(),
+            summary: None,
             error: None,
         }
+    }
+
+    /// Episodes this result answers for: its records, or its summary's episodes.
+    pub fn episodes(&self) -> u64 {
+        self.summary.as_ref().map_or(self.records.len() as u64, |s| s.episodes)
     }
 
     /// The answer to a job that failed with `error` (see [`JobResult::empty`]): no records.
@@ -307,10 +366,11 @@ fn encode_result(result: &JobResult) -> Vec<u8> {
         elapsed_seconds,
         replays,
         records,
+        summary,
         error,
     } = result;
     let mut out = Vec::with_capacity(256 + records.len() * 256);
-    head(&mut out, 12, true);
+    head(&mut out, 12 + usize::from(summary.is_some()), true);
     field(&mut out, "protocol_version", protocol_version);
     field(&mut out, "sweep", sweep);
     field(&mut out, "index", index);
@@ -337,6 +397,9 @@ fn encode_result(result: &JobResult) -> Vec<u8> {
         rmp::encode::write_str(&mut out, "stats").expect("writing to a Vec cannot fail");
         stats.write_msgpack(&mut out);
     }
+    if let Some(summary) = summary {
+        field(&mut out, "summary", summary);
+    }
     field(&mut out, "error", error);
     out
 }
@@ -360,6 +423,7 @@ mod tests {
             policy_set: PolicySet { name: "mixed".into(), seats: vec!["hero".into(); 5] },
             seeds: SeedRange { start: 100, count: 250 },
             replay: false,
+            collect: Collect::Records,
         }
     }
 
@@ -404,6 +468,7 @@ mod tests {
             elapsed_seconds: 0.5,
             replays: Some(vec!["{}".into()]),
             records: vec![sample_record(), sample_record()],
+            summary: None,
             error: None,
         };
         let back: JobResult = decode(&encode(&res)).unwrap();
@@ -454,6 +519,7 @@ mod tests {
             elapsed_seconds: 0.25,
             replays: Some(vec!["{}".into()]),
             records: vec![sample_record(), with_typed, sample_record()],
+            summary: None,
             error: None,
         };
         // `rmp_serde` on the derive (typed stats through `erased_serde`) is the reference.

@@ -87,6 +87,9 @@ pub struct SweepEntry {
     pub jobs_failed: u64,
     /// The sweep file as submitted, so any machine can rebuild the expansion.
     pub definition: String,
+    /// `submit --collect`: the collect mode that overrides the file's for every cell, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collect: Option<crate::protocol::Collect>,
 }
 
 #[cfg(test)]

@@ -37,6 +37,7 @@ pub fn bb_job(sweep: &str, index: u64, scenario: &str, set: &str, seats: Vec<Str
         policy_set: PolicySet { name: set.to_string(), seats },
         seeds: SeedRange { start: index * episodes, count: episodes },
         replay: false,
+        collect: Default::default(),
     }
 }
 

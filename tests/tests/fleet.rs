@@ -284,6 +284,7 @@ async fn bad_jobs_are_reported_with_their_index_and_reason() {
         jobs_done: 0,
         jobs_failed: 0,
         definition: setup.text.clone(),
+        collect: None,
     })
     .await
     .unwrap();
@@ -447,6 +448,7 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
         policy_set: simfleet::protocol::PolicySet { name: "pinky".into(), seats: team.clone() },
         seeds: simfleet::protocol::SeedRange { start: 0, count: 2 },
         replay: false,
+        collect: Default::default(),
     };
     let per_episode = simfleet::run_job(&probe, &simfleet::RunEnv::default()).elapsed_seconds / 2.0;
     let per_job = ((3.0 * ack_wait.as_secs_f64() / per_episode).ceil() as u64).max(2);

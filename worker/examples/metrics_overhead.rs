@@ -43,6 +43,7 @@ fn jobs(seeds: u64) -> Vec<Job> {
                     policy_set: PolicySet { name: name.into(), seats: seats.iter().map(|s| s.to_string()).collect() },
                     seeds: SeedRange { start, count },
                     replay: false,
+                    collect: Default::default(),
                 });
                 start += count;
             }

@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use simfleet::llm::episodes::has_llm_seats;
-use simfleet::protocol;
+use simfleet::protocol::{self, Collect};
 use simfleet::{GameKind, Job, JobError, JobErrorKind, JobResult, RunEnv};
 use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
 
@@ -197,6 +197,14 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
 /// Encodes a played job's result, logs it and records its metrics. The result is dropped here,
 /// on the thread that built it: thousands of small frees, cheaper where they were allocated.
 pub(crate) fn finish(ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded {
+    if job.collect == Collect::Summary && result.error.is_none() {
+        // The metrics come from the records, so they stay exact (the worker's own buckets and
+        // per-policy series); only the aggregate travels.
+        ctx.metrics.job_played(job, &result);
+        let (result, payload) = encode_fitting(ctx, job, simfleet::aggregate::summarize(result));
+        tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.episodes(), "job summarised");
+        return Encoded::with_payload(&result, payload);
+    }
     let (result, payload) = encode_fitting(ctx, job, result);
     match &result.error {
         None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.records.len(), "job played"),

@@ -79,6 +79,7 @@ pub fn replay(
         policy_set: cell.policy_set.clone(),
         seeds: SeedRange { start: seed, count: 1 },
         replay: true,
+        collect: Default::default(),
     };
     if let Some(records) = records {
         let r = crate::llm::replay_recorded(&job, records)?;

@@ -89,6 +89,7 @@ fn probe(game: GameKind, scenario: &str, seats: Vec<String>) -> Result<(), simfl
         policy_set: PolicySet { name: "probe".into(), seats },
         seeds: SeedRange { start: 0, count: 1 },
         replay: false,
+        collect: Default::default(),
     };
     let env = RunEnv { chat: crate::llm::llm_transport(), ..RunEnv::default() };
     simfleet::prepare_job(&job, &env).map(|_| ())

@@ -135,6 +135,7 @@ mod tests {
             policy_set: PolicySet { name: "team".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
             seeds: SeedRange { start, count: 40 },
             replay: false,
+            collect: Default::default(),
         };
         run_job(&job, &RunEnv::default())
     }

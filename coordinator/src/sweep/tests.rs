@@ -109,3 +109,34 @@ fn slugs_are_subject_safe() {
     assert_eq!(slug(""), "sweep");
     assert_eq!(slug(&"x".repeat(99)).len(), 40);
 }
+
+#[test]
+fn collect_is_set_per_sweep_or_per_cell_group_and_changes_the_id_only_for_summaries() {
+    let records = Sweep::parse(GOOD, "a.toml").unwrap();
+    let explicit =
+        Sweep::parse(&GOOD.replace("episodes_per_job = 10", "episodes_per_job = 10\ncollect = \"records\""), "b.toml")
+            .unwrap();
+    assert_eq!(records.id, explicit.id, "collect = \"records\" is the default and keeps the id");
+    assert!(records.jobs().all(|j| j.collect == Collect::Records));
+    let summary =
+        Sweep::parse(&GOOD.replace("episodes_per_job = 10", "episodes_per_job = 10\ncollect = \"summary\""), "c.toml")
+            .unwrap();
+    assert_ne!(summary.id, records.id);
+    assert!(summary.jobs().all(|j| j.collect == Collect::Summary));
+    let per_cell =
+        Sweep::parse(&GOOD.replace("[cells.policy_sets]", "collect = \"summary\"\n[cells.policy_sets]"), "d.toml")
+            .unwrap();
+    assert_eq!(per_cell.id, summary.id, "the same cells collect the same way");
+    let overridden = records.clone().with_collect(Some(Collect::Summary));
+    assert_eq!(overridden.id, summary.id, "--collect summary gives the id of the file saying so");
+    assert_eq!(overridden.with_collect(Some(Collect::Records)).id, records.id);
+}
+
+#[test]
+fn a_bad_collect_names_file_line_and_field() {
+    let e = error_of(&GOOD.replace("episodes_per_job = 10", "episodes_per_job = 10\ncollect = \"rows\""));
+    assert_eq!((e.line, e.field.as_deref()), (Some(5), Some("collect")), "{e}");
+    assert!(e.to_string().starts_with("bad.toml:5: collect: \"rows\" is not a collect mode"), "{e}");
+    let e = error_of(&GOOD.replace("[cells.policy_sets]", "collect = \"all\"\n[cells.policy_sets]"));
+    assert_eq!((e.line, e.field.as_deref()), (Some(9), Some("cells[0].collect")), "{e}");
+}

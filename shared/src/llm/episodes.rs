@@ -76,6 +76,7 @@ fn error_result(job: &Job, env: &RunEnv, version: String, started: Instant, erro
         elapsed_seconds: started.elapsed().as_secs_f64(),
         replays: None,
         records: Vec::new(),
+        summary: None,
         error: Some(error),
     }
 }
@@ -200,6 +201,7 @@ impl ConcurrentJob {
             elapsed_seconds: self.started.elapsed().as_secs_f64(),
             replays,
             records,
+            summary: None,
             error: None,
         }
     }
@@ -267,6 +269,7 @@ mod tests {
             policy_set: PolicySet { name: "p".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
             seeds: SeedRange { start: 10, count },
             replay: false,
+            collect: Default::default(),
         }
     }
 

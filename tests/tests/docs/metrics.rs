@@ -152,6 +152,7 @@ fn job(sweep: &str, index: u64, game: &str, scenario: &str, policy: &str, seats:
         policy_set: PolicySet { name: policy.to_string(), seats: vec![policy.to_string(); seats] },
         seeds: SeedRange { start: index, count: 2 },
         replay: false,
+        collect: Default::default(),
     }
 }
 

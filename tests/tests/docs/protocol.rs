@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
+use simfleet::aggregate::CellAggregate;
 use simfleet::protocol::{
-    EpisodeRecord, Job, JobEnvelope, JobError, JobErrorKind, JobResult, PolicySet, SeedRange, StatsMap,
+    Collect, EpisodeRecord, Job, JobEnvelope, JobError, JobErrorKind, JobResult, PolicySet, SeedRange, StatsMap,
 };
 use simfleet::topology::{SweepEntry, SweepStatus};
 
@@ -73,6 +74,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         policy_set: PolicySet { name: "p".into(), seats: vec!["hero".into(); 4] },
         seeds: SeedRange { start: 0, count: 2 },
         replay: false,
+        collect: Collect::Summary,
     };
     let record = EpisodeRecord {
         seed: 0,
@@ -97,6 +99,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         elapsed_seconds: 0.1,
         replays: None,
         records: vec![record.clone()],
+        summary: Some(CellAggregate::of_records(simfleet::GameKind::BucketBrigade, [&record])),
         error: None,
     };
     let entry = SweepEntry {
@@ -108,6 +111,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         jobs_done: 0,
         jobs_failed: 0,
         definition: String::new(),
+        collect: Some(Collect::Summary),
     };
     let envelope = JobEnvelope { protocol_version: 1, sweep: job.sweep.clone(), index: 3 };
     let mut wrong = Vec::new();
@@ -117,6 +121,9 @@ fn protocol_tables_name_every_field_on_the_wire() {
     check("docs/protocol.md", "## EpisodeRecord", &record, &mut wrong);
     check("docs/protocol.md", "## JobError", &error, &mut wrong);
     check("docs/topology.md", "### The sweep entry", &entry, &mut wrong);
+    let aggregate = result.summary.clone().expect("a summary");
+    check("docs/protocol.md", "## CellAggregate", &aggregate, &mut wrong);
+    check("docs/protocol.md", "### Moments", &aggregate.team_reward, &mut wrong);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 

@@ -17,6 +17,7 @@ fn job(scenario: &str, seats: &[&str], start: u64, count: u64, index: u64) -> Jo
         policy_set: PolicySet { name: "team".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
         seeds: SeedRange { start, count },
         replay: false,
+        collect: Default::default(),
     }
 }
 

@@ -17,6 +17,7 @@ fn job(seats: &[&str], start: u64, count: u64) -> Job {
         policy_set: PolicySet { name: "p".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
         seeds: SeedRange { start, count },
         replay: false,
+        collect: Default::default(),
     }
 }
 

@@ -16,6 +16,7 @@ fn job(scenario: &str, seats: &[&str], start: u64, count: u64) -> Job {
         policy_set: PolicySet { name: "p".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
         seeds: SeedRange { start, count },
         replay: true,
+        collect: Default::default(),
     }
 }
 

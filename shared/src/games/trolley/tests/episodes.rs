@@ -18,6 +18,7 @@ fn job(scenario: &str, policy: &str, n: usize, start: u64, count: u64) -> Job {
         policy_set: PolicySet { name: "p".into(), seats: vec![policy.into(); n] },
         seeds: SeedRange { start, count },
         replay: false,
+        collect: Default::default(),
     }
 }
 

@@ -1,0 +1,46 @@
+//! [`Histogram`]: exact bucket counts of one figure, with the bounds the worker's Prometheus
+//! histograms use (`GameKind::info().buckets`).
+
+use serde::{Deserialize, Serialize};
+
+use super::AggregateError;
+
+/// Counts per bucket, not cumulative: `counts[i]` counts values in `(bounds[i−1], bounds[i]]`,
+/// the last slot those above every bound (`+Inf`). A value goes to the first bucket whose upper
+/// bound is at least the value, the rule of the worker's exact histograms, so the counts of a
+/// sweep equal what Prometheus scraped for it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Histogram {
+    /// Upper bounds, strictly increasing.
+    pub bounds: Vec<f64>,
+    /// One count per bound, then `+Inf`.
+    pub counts: Vec<u64>,
+}
+
+impl Histogram {
+    /// An empty histogram over `bounds`.
+    pub fn new(bounds: &[f64]) -> Histogram {
+        Histogram { bounds: bounds.to_vec(), counts: vec![0; bounds.len() + 1] }
+    }
+
+    /// Counts `value`.
+    pub fn record(&mut self, value: f64) {
+        self.counts[self.bounds.partition_point(|b| *b < value)] += 1;
+    }
+
+    /// Adds `other`'s counts; its bounds must be these.
+    pub fn merge(&mut self, other: &Histogram) -> Result<(), AggregateError> {
+        if self.bounds != other.bounds || self.counts.len() != other.counts.len() {
+            return Err(AggregateError::Buckets);
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        Ok(())
+    }
+
+    /// Values counted.
+    pub fn total(&self) -> u64 {
+        self.counts.iter().sum()
+    }
+}

@@ -1,0 +1,44 @@
+//! Mergeable aggregates of episodes: what a sweep collects per job instead of its records when
+//! it runs with `collect = "summary"`, and what every reader of results merges per cell.
+//!
+//! [`Moments`] (count, mean, squared deviations, extremes with their seeds), [`Histogram`]
+//! (exact bucket counts with the game's Prometheus buckets) and [`CellAggregate`] (one cell:
+//! outcomes, truncations, team reward and length, per-seat rewards, numeric stats, histograms,
+//! `llm` tokens). [`summarize`] turns a played job's result into a summary result. Merging is
+//! exact for counts and numerically stable for moments, so the parts of a cell merged in job
+//! order give the aggregate of the whole.
+
+mod cell;
+mod histogram;
+mod moments;
+
+pub use cell::{llm_tokens, CellAggregate, Histograms, OutcomeCount};
+pub use histogram::Histogram;
+pub use moments::Moments;
+
+use crate::games::GameKind;
+use crate::protocol::JobResult;
+
+/// Aggregates that cannot be merged.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AggregateError {
+    /// Two histograms of different bucket bounds (results of different builds).
+    #[error("the histograms have different buckets: results of different simfleet builds")]
+    Buckets,
+}
+
+/// A played job's result as a summary result: its records replaced by their aggregate (in
+/// `summary`). A failed result, or one of a game this build does not know, is returned as it is.
+pub fn summarize(mut result: JobResult) -> JobResult {
+    if result.error.is_some() {
+        return result;
+    }
+    let Ok(game) = result.game.parse::<GameKind>() else { return result };
+    result.summary = Some(CellAggregate::of_records(game, &result.records));
+    result.records = Vec::new();
+    result.replays = None;
+    result
+}
+
+#[cfg(test)]
+mod tests;

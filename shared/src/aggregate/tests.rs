@@ -1,0 +1,169 @@
+//! The aggregate of a whole equals the merge of the aggregates of its parts; extremes keep
+//! their seeds whatever the merge order.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::protocol::{Job, PolicySet, SeedRange, PROTOCOL_VERSION};
+use crate::{run_job, RunEnv};
+
+fn close(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
+}
+
+fn moments_close(a: &Moments, b: &Moments) -> bool {
+    a.count == b.count
+        && close(a.mean, b.mean)
+        && close(a.m2, b.m2)
+        && (a.min, a.min_seed, a.max, a.max_seed) == (b.min, b.min_seed, b.max, b.max_seed)
+}
+
+fn aggregates_close(a: &CellAggregate, b: &CellAggregate) -> bool {
+    a.episodes == b.episodes
+        && a.outcomes == b.outcomes
+        && a.truncated == b.truncated
+        && moments_close(&a.team_reward, &b.team_reward)
+        && moments_close(&a.length, &b.length)
+        && a.agent_rewards.len() == b.agent_rewards.len()
+        && a.agent_rewards.iter().zip(&b.agent_rewards).all(|(x, y)| moments_close(x, y))
+        && a.stats.keys().eq(b.stats.keys())
+        && a.stats.values().zip(b.stats.values()).all(|(x, y)| moments_close(x, y))
+        && a.histograms == b.histograms
+        && (a.llm_episodes, a.llm_tokens) == (b.llm_episodes, b.llm_tokens)
+}
+
+fn played(game: GameKind, scenario: &str, seats: &[&str], start: u64, count: u64) -> JobResult {
+    let job = Job {
+        protocol_version: PROTOCOL_VERSION,
+        sweep: "agg-000000000000".into(),
+        index: 0,
+        game: game.as_str().into(),
+        scenario: scenario.into(),
+        policy_set: PolicySet { name: "team".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
+        seeds: SeedRange { start, count },
+        replay: false,
+        collect: Default::default(),
+    };
+    let r = run_job(&job, &RunEnv::default());
+    assert!(r.error.is_none(), "{:?}", r.error);
+    r
+}
+
+#[test]
+fn moments_match_the_two_pass_figures() {
+    let values = [3.0, -1.5, 7.25, 0.0, 7.25, -1.5, 2.0];
+    let mut m = Moments::default();
+    for (seed, v) in values.iter().enumerate() {
+        m.add(*v, 100 - seed as u64);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let m2: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
+    assert!(close(m.mean, mean) && close(m.m2, m2), "{m:?}");
+    // Ties go to the smaller seed: -1.5 at seeds 99 and 95, 7.25 at 98 and 96.
+    assert_eq!((m.min, m.min_seed, m.max, m.max_seed), (-1.5, 95, 7.25, 96));
+    assert!(close(m.ci95(), 1.96 * (m2 / (n - 1.0) / n).sqrt()));
+    assert!(Moments::default().ci95().is_nan());
+}
+
+#[test]
+fn histograms_count_like_the_workers_prometheus_buckets() {
+    let mut h = Histogram::new(&[1.0, 2.5, 10.0]);
+    for v in [0.5, 1.0, 1.5, 2.5, 3.0, 10.0, 11.0, -4.0] {
+        h.record(v);
+    }
+    assert_eq!(h.counts, vec![3, 2, 2, 1]);
+    assert_eq!(h.merge(&Histogram::new(&[1.0, 2.0, 10.0])), Err(AggregateError::Buckets));
+    assert_eq!(h.total(), 8, "a refused merge changes nothing");
+}
+
+#[test]
+fn a_cell_aggregate_counts_every_figure_of_its_records() {
+    let r = played(GameKind::BucketBrigade, "default", &["random"; 4], 0, 200);
+    let a = CellAggregate::of_records(GameKind::BucketBrigade, &r.records);
+    assert_eq!(a.episodes, 200);
+    assert_eq!(a.outcomes.iter().map(|o| o.episodes).sum::<u64>(), 200);
+    assert_eq!(a.truncated, r.records.iter().filter(|x| x.truncated).count() as u64);
+    assert_eq!(a.agent_rewards.len(), 4);
+    assert_eq!(a.histograms.team_reward.total(), 200);
+    assert_eq!(a.histograms.agent_reward.total(), 800);
+    let best = r.records.iter().find(|x| x.seed == a.team_reward.max_seed).unwrap();
+    assert_eq!(best.team_reward, a.team_reward.max);
+    assert!(r.records.iter().all(|x| x.team_reward <= a.team_reward.max && x.team_reward >= a.team_reward.min));
+    assert!(!a.stats.is_empty(), "bucket brigade has numeric stats");
+    let sum: f64 = r.records.iter().map(|x| x.team_reward).sum();
+    assert!(close(a.team_reward.sum(), sum) || (a.team_reward.sum() - sum).abs() < 1e-9);
+}
+
+#[test]
+fn a_summary_result_carries_the_aggregate_and_round_trips() {
+    let r = played(GameKind::Trolley, "balanced_5p", &["utilitarian"; 5], 10, 30);
+    let expected = CellAggregate::of_records(GameKind::Trolley, &r.records);
+    let s = summarize(r);
+    assert!(s.records.is_empty());
+    assert_eq!(s.episodes(), 30);
+    assert_eq!(s.summary.as_ref(), Some(&expected));
+    let back: JobResult = crate::protocol::decode(&crate::protocol::encode(&s)).unwrap();
+    assert_eq!(back, s);
+    assert_eq!(crate::protocol::encode(&s), rmp_serde::to_vec_named(&s).unwrap());
+}
+
+#[test]
+fn merging_with_mismatched_buckets_is_an_error() {
+    let mut a = CellAggregate::new(GameKind::BucketBrigade);
+    let b = CellAggregate::new(GameKind::Deception);
+    assert_eq!(a.merge(&b), Err(AggregateError::Buckets));
+    let mut empty = CellAggregate::default();
+    empty.merge(&b).unwrap();
+    assert_eq!(empty.histograms, b.histograms, "a default aggregate takes the buckets it is given");
+}
+
+/// One job of each game, played once per proptest run.
+fn records(game: GameKind) -> &'static [crate::protocol::EpisodeRecord] {
+    use std::sync::OnceLock;
+    static CACHE: OnceLock<Vec<(GameKind, Vec<crate::protocol::EpisodeRecord>)>> = OnceLock::new();
+    let all = CACHE.get_or_init(|| {
+        vec![
+            (GameKind::BucketBrigade, played(GameKind::BucketBrigade, "default", &["random"; 4], 0, 120).records),
+            (GameKind::Deception, played(GameKind::Deception, "classic_5p1i", &["heuristic"; 5], 0, 120).records),
+            (GameKind::Trolley, played(GameKind::Trolley, "balanced_5p", &["utilitarian"; 5], 0, 120).records),
+            (GameKind::Cogsguard, played(GameKind::Cogsguard, "arena", &["random"; 8], 0, 4).records),
+        ]
+    });
+    &all.iter().find(|(g, _)| *g == game).expect("every game is played").1
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn merged_splits_equal_the_whole(game in 0..4usize, cuts in proptest::collection::vec(0.0..1.0f64, 0..6)) {
+        let game = GameKind::ALL[game];
+        let recs = records(game);
+        let whole = CellAggregate::of_records(game, recs);
+        let mut at: Vec<usize> = cuts.iter().map(|c| (c * recs.len() as f64) as usize).collect();
+        at.push(0);
+        at.push(recs.len());
+        at.sort_unstable();
+        let mut merged = CellAggregate::new(game);
+        for w in at.windows(2) {
+            merged.merge(&CellAggregate::of_records(game, &recs[w[0]..w[1]])).unwrap();
+        }
+        prop_assert!(aggregates_close(&merged, &whole), "{merged:?}\n{whole:?}");
+    }
+
+    #[test]
+    fn extremes_do_not_depend_on_the_merge_order(values in proptest::collection::vec(-3i32..3, 1..40)) {
+        let parts: Vec<Moments> = values.iter().enumerate().map(|(seed, v)| {
+            let mut m = Moments::default();
+            m.add(f64::from(*v), seed as u64);
+            m
+        }).collect();
+        let (mut forward, mut backward) = (Moments::default(), Moments::default());
+        parts.iter().for_each(|p| forward.merge(p));
+        parts.iter().rev().for_each(|p| backward.merge(p));
+        prop_assert_eq!((forward.min, forward.min_seed, forward.max, forward.max_seed),
+            (backward.min, backward.min_seed, backward.max, backward.max_seed));
+        prop_assert!(close(forward.mean, backward.mean) || (forward.mean - backward.mean).abs() < 1e-12);
+    }
+}
