@@ -16,8 +16,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use indicatif::ProgressBar;
+use simfleet::protocol::Collect;
 use simfleet::{JobResult, RunEnv};
 
+use crate::cell_table::{self, CellTable};
 use crate::records::RecordWriter;
 use crate::summary::Summary;
 use crate::sweep::Sweep;
@@ -40,6 +42,10 @@ pub struct RunReport {
     pub failures: Vec<Failure>,
     /// Records written.
     pub records: u64,
+    /// Episodes played (recorded or summarised).
+    pub episodes: u64,
+    /// Where the summary file went, and its rows, when cells collected summaries.
+    pub cells: Option<(std::path::PathBuf, usize)>,
     /// Wall time.
     pub elapsed: Duration,
 }
@@ -54,22 +60,44 @@ enum Played {
 
 /// Plays the sweep file at `sweep_path` on `threads` threads (default: every core) and writes
 /// every record to `out`, in job order, with a progress bar on stderr when `progress` is set.
-pub fn play(sweep_path: &Path, out: &Path, threads: Option<usize>, progress: bool) -> anyhow::Result<RunReport> {
-    let sweep = Sweep::load(sweep_path)?;
+/// `collect` (`run --collect`) overrides the file's for every cell. Cells that collect
+/// summaries are merged per cell, in job order, into a summary file
+/// ([`cell_table::summary_path`]).
+pub fn play(
+    sweep_path: &Path,
+    out: &Path,
+    threads: Option<usize>,
+    progress: bool,
+    collect: Option<Collect>,
+) -> anyhow::Result<RunReport> {
+    let sweep = Sweep::load(sweep_path)?.with_collect(collect);
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    let mut writer =
-        RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?;
+    let summaries = sweep.collects_summaries();
+    let records_out = sweep.cells.iter().any(|c| c.collect == Collect::Records);
+    let cells_path = cell_table::summary_path(&sweep, out);
+    // Refused before anything is played, as a records file of an unknown format is.
+    crate::records::Format::of(&cells_path)?;
+    let mut writer = match records_out {
+        true => {
+            Some(RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?)
+        }
+        false => None,
+    };
+    let mut table = summaries.then(|| CellTable::new(&sweep));
     let bar = if progress { crate::progress::episode_bar(sweep.episode_count()) } else { ProgressBar::hidden() };
     let env = RunEnv { chat: crate::llm::llm_transport(), worker: "embedded".into() };
     let started = Instant::now();
     let mut summary = Summary::default();
     let mut failures = Vec::new();
-    // Rows are encoded, and each job summarised, on the thread that played it: the writer
-    // only appends bytes in job order, so it keeps up with every core.
-    let encoder = writer.encoder();
+    let mut episodes = 0;
+    // Rows are encoded, each job summarised, and summary results aggregated on the thread that
+    // played it: the writer only appends bytes in job order, so it keeps up with every core.
+    let encoder = writer.as_ref().and_then(RecordWriter::encoder);
     let prepare = |r: JobResult| -> anyhow::Result<Played> {
+        let summarise = sweep.cell_of(r.index).is_some_and(|c| c.collect == Collect::Summary);
         match &encoder {
-            Some(enc) if r.error.is_none() => {
+            _ if summarise => Ok(Played::Result(simfleet::aggregate::summarize(r))),
+            Some(enc) if r.error.is_none() && !summaries => {
                 let mut bytes = Vec::with_capacity(r.records.len() * 256);
                 let rows = enc.encode_result(&r, &mut bytes)?;
                 let mut summary = Summary::default();
@@ -82,27 +110,49 @@ pub fn play(sweep_path: &Path, out: &Path, threads: Option<usize>, progress: boo
     run(&sweep, threads, &env, &prepare, &mut |index, played: anyhow::Result<Played>| {
         match played? {
             Played::Encoded { bytes, rows, summary: part } => {
-                writer.write_encoded(&bytes, rows)?;
+                writer.as_mut().expect("records are encoded for a writer").write_encoded(&bytes, rows)?;
                 summary.merge(&part)?;
+                episodes += rows;
                 bar.inc(rows);
             }
             Played::Result(r) => {
+                if let Some(table) = table.as_mut() {
+                    table.accept(&sweep, &r)?;
+                }
                 if let Some(e) = &r.error {
                     failures.push(Failure { index, error: e.to_string() });
                     bar.inc(sweep.job(index).map_or(0, |j| j.seeds.count));
                     return Ok(());
                 }
-                writer.write_result(&r)?;
-                summary.add_result(&r)?;
-                bar.inc(r.records.len() as u64);
+                if r.summary.is_none() {
+                    if let Some(w) = writer.as_mut() {
+                        w.write_result(&r)?;
+                    }
+                }
+                if table.is_none() {
+                    summary.add_result(&r)?;
+                }
+                episodes += r.episodes();
+                bar.inc(r.episodes());
             }
         }
         Ok(())
     })?;
     // finish, not flush: a Parquet file is complete only once its footer is written.
-    let records = writer.finish()?;
+    let records = match writer {
+        Some(w) => w.finish()?,
+        None => 0,
+    };
+    let mut cells = None;
+    if let Some(table) = table {
+        let rows = table.rows()?;
+        crate::records::cells::write_cells(&cells_path, &rows)
+            .with_context(|| format!("cannot write {}", cells_path.display()))?;
+        summary = cell_table::summary_of(&rows)?;
+        cells = Some((cells_path, rows.len()));
+    }
     bar.finish_and_clear();
-    Ok(RunReport { summary, failures, records, elapsed: started.elapsed() })
+    Ok(RunReport { summary, failures, records, episodes, cells, elapsed: started.elapsed() })
 }
 
 /// Receives prepared results in job order.

@@ -12,6 +12,7 @@
 //! - [`fleet`]: the fleet over NATS JetStream: submitting, watching, status, re-export, cancel.
 //! - [`records`]: results files: the exported row, the formats (JSON Lines, CSV, MessagePack,
 //!   Parquet), writing and reading them.
+//! - [`cell_table`]: a sweep's results merged per cell in job order (summary sweeps).
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
 //! - [`rank`]: ranking experiments: `[[rankings]]` teams and the fitted contributions.
 //! - [`report`]: the self-contained HTML report of a results file.
@@ -21,6 +22,7 @@
 //!   recorded replays.
 
 pub mod arena;
+pub mod cell_table;
 pub mod commands;
 pub mod embedded;
 pub mod fleet;

@@ -1,13 +1,15 @@
 //! The summary table: per (game, scenario, policy set), the number of episodes, the mean team
-//! reward with its 95% confidence interval, the outcome shares and the mean length; for cells
-//! with `llm` seats, the mean tokens per episode (prompt + completion, every seat).
+//! reward with its 95% confidence interval, the outcome shares, the mean length and the seeds of
+//! the best and worst episodes; for cells with `llm` seats, the mean tokens per episode (prompt +
+//! completion, every seat).
 //!
-//! It accumulates row by row (Welford's algorithm), so summarising a file of any size takes flat
-//! memory, and it refuses to mix engine versions of one game: results of different rules are
-//! not comparable.
+//! It accumulates row by row (Welford's algorithm, the library's [`Moments`]), or a cell
+//! aggregate at a time for summary results, so summarising a file of any size takes flat memory,
+//! and it refuses to mix engine versions of one game: results of different rules are not
+//! comparable.
 
 use indexmap::IndexMap;
-use serde_json::Value;
+use simfleet::aggregate::{llm_tokens, CellAggregate, Moments};
 use simfleet::stats::Stats;
 use simfleet::GameKind;
 
@@ -18,8 +20,8 @@ use crate::table::{self, Align};
 pub struct CellStats {
     /// Episodes.
     pub episodes: u64,
-    mean: f64,
-    m2: f64,
+    /// Team reward: mean, squared deviations, the best and worst episodes' seeds.
+    pub team_reward: Moments,
     length_sum: f64,
     /// Episodes per outcome label, in first-seen order.
     pub outcomes: IndexMap<String, u64>,
@@ -29,11 +31,9 @@ pub struct CellStats {
 }
 
 impl CellStats {
-    fn add(&mut self, team_reward: f64, length: u32, outcome: &str) {
+    fn add(&mut self, seed: u64, team_reward: f64, length: u32, outcome: &str) {
         self.episodes += 1;
-        let d = team_reward - self.mean;
-        self.mean += d / self.episodes as f64;
-        self.m2 += d * (team_reward - self.mean);
+        self.team_reward.add(team_reward, seed);
         self.length_sum += f64::from(length);
         if let Some(c) = self.outcomes.get_mut(outcome) {
             *c += 1;
@@ -47,11 +47,7 @@ impl CellStats {
         if other.episodes == 0 {
             return;
         }
-        let (na, nb) = (self.episodes as f64, other.episodes as f64);
-        let n = na + nb;
-        let d = other.mean - self.mean;
-        self.mean += d * nb / n;
-        self.m2 += other.m2 + d * d * na * nb / n;
+        self.team_reward.merge(&other.team_reward);
         self.episodes += other.episodes;
         self.length_sum += other.length_sum;
         self.llm_episodes += other.llm_episodes;
@@ -61,18 +57,26 @@ impl CellStats {
         }
     }
 
+    /// Adds a cell aggregate (a summary result's, or a summary file's row).
+    fn add_aggregate(&mut self, a: &CellAggregate) {
+        self.team_reward.merge(&a.team_reward);
+        self.episodes += a.episodes;
+        self.length_sum += a.length.sum();
+        self.llm_episodes += a.llm_episodes;
+        self.tokens += a.llm_tokens;
+        for o in &a.outcomes {
+            *self.outcomes.entry(o.outcome.clone()).or_default() += o.episodes;
+        }
+    }
+
     /// Mean team reward.
     pub fn mean(&self) -> f64 {
-        self.mean
+        self.team_reward.mean
     }
 
     /// Half-width of the 95% confidence interval of the mean (normal approximation).
     pub fn ci95(&self) -> f64 {
-        if self.episodes < 2 {
-            return f64::NAN;
-        }
-        let var = self.m2 / (self.episodes - 1) as f64;
-        1.96 * (var / self.episodes as f64).sqrt()
+        self.team_reward.ci95()
     }
 
     /// Mean episode length.
@@ -103,14 +107,6 @@ pub struct MixedVersions {
     pub other: String,
 }
 
-/// The tokens of an episode's `llm` seats, from its `llm` stat (`{seat: {prompt_tokens,
-/// completion_tokens, …}}`); `None` when it has no `llm` seat.
-fn llm_tokens(llm: Option<&Value>) -> Option<u64> {
-    let seats = llm?.as_object().filter(|m| !m.is_empty())?;
-    let count = |s: &Value, k: &str| s.get(k).and_then(Value::as_u64).unwrap_or(0);
-    Some(seats.values().map(|s| count(s, "prompt_tokens") + count(s, "completion_tokens")).sum())
-}
-
 /// The same from a record's stats. Typed stats build their map for this (once, cached), which
 /// only the records of jobs with `llm` seats and the first record of other jobs pay.
 fn record_tokens(stats: &Stats) -> Option<u64> {
@@ -136,6 +132,29 @@ pub struct Summary {
 }
 
 impl Summary {
+    fn check_version(&mut self, game: &str, engine_version: &str) -> Result<(), MixedVersions> {
+        match self.versions.get(game) {
+            Some(v) if v != engine_version => {
+                Err(MixedVersions { game: game.into(), first: v.clone(), other: engine_version.into() })
+            }
+            Some(_) => Ok(()),
+            None => {
+                self.versions.insert(game.into(), engine_version.into());
+                Ok(())
+            }
+        }
+    }
+
+    /// The figures of a cell, created on first use. Looked up by borrowed key, so the
+    /// per-episode path does not allocate.
+    fn cell(&mut self, game: &str, scenario: &str, policy_set: &str) -> &mut CellStats {
+        let key = KeyRef(game, scenario, policy_set);
+        if !self.cells.contains_key(&key) {
+            self.cells.insert((game.into(), scenario.into(), policy_set.into()), CellStats::default());
+        }
+        self.cells.get_mut(&key).expect("just inserted")
+    }
+
     /// Adds one episode.
     #[allow(clippy::too_many_arguments)]
     pub fn add(
@@ -144,27 +163,27 @@ impl Summary {
         engine_version: &str,
         scenario: &str,
         policy_set: &str,
+        seed: u64,
         team_reward: f64,
         length: u32,
         outcome: &str,
     ) -> Result<(), MixedVersions> {
-        match self.versions.get(game) {
-            Some(v) if v != engine_version => {
-                return Err(MixedVersions { game: game.into(), first: v.clone(), other: engine_version.into() })
-            }
-            Some(_) => {}
-            None => {
-                self.versions.insert(game.into(), engine_version.into());
-            }
-        }
-        // Looked up by borrowed key, so the per-episode path does not allocate.
-        if let Some(c) = self.cells.get_mut(&KeyRef(game, scenario, policy_set)) {
-            c.add(team_reward, length, outcome);
-        } else {
-            let mut c = CellStats::default();
-            c.add(team_reward, length, outcome);
-            self.cells.insert((game.into(), scenario.into(), policy_set.into()), c);
-        }
+        self.check_version(game, engine_version)?;
+        self.cell(game, scenario, policy_set).add(seed, team_reward, length, outcome);
+        Ok(())
+    }
+
+    /// Adds the aggregate of some episodes of a cell (a summary result's, a summary file's row).
+    pub fn add_aggregate(
+        &mut self,
+        game: &str,
+        engine_version: &str,
+        scenario: &str,
+        policy_set: &str,
+        aggregate: &CellAggregate,
+    ) -> Result<(), MixedVersions> {
+        self.check_version(game, engine_version)?;
+        self.cell(game, scenario, policy_set).add_aggregate(aggregate);
         Ok(())
     }
 
@@ -183,6 +202,7 @@ impl Summary {
             &row.engine_version,
             &row.scenario,
             &row.policy_set,
+            row.seed,
             row.team_reward,
             row.length,
             &row.outcome,
@@ -191,8 +211,11 @@ impl Summary {
         Ok(())
     }
 
-    /// Adds every record of a job result.
+    /// Adds every record of a job result, or its aggregate.
     pub fn add_result(&mut self, r: &simfleet::JobResult) -> Result<(), MixedVersions> {
+        if let Some(a) = &r.summary {
+            return self.add_aggregate(&r.game, &r.engine_version, &r.scenario, &r.policy_set, a);
+        }
         // Every record of a job has the same seats: look for `llm` stats past the first only if
         // it has some (a scripted job pays one lookup, not one per record).
         let llm = r.records.first().is_some_and(|rec| record_tokens(&rec.stats).is_some());
@@ -202,6 +225,7 @@ impl Summary {
                 &r.engine_version,
                 &r.scenario,
                 &r.policy_set,
+                rec.seed,
                 rec.team_reward,
                 rec.length,
                 &rec.outcome,
@@ -246,10 +270,21 @@ impl Summary {
     /// seats.
     pub fn table(&self) -> String {
         use Align::{Left as L, Right as R};
-        let mut head: Vec<String> =
-            ["game", "scenario", "policy set", "episodes", "team reward", "±95% CI", "win", "outcomes", "mean length"]
-                .map(String::from)
-                .to_vec();
+        let mut head: Vec<String> = [
+            "game",
+            "scenario",
+            "policy set",
+            "episodes",
+            "team reward",
+            "±95% CI",
+            "win",
+            "outcomes",
+            "mean length",
+            "best (seed)",
+            "worst (seed)",
+        ]
+        .map(String::from)
+        .to_vec();
         let with_tokens = self.cells.values().any(|c| c.llm_episodes > 0);
         if with_tokens {
             head.push("tokens/episode".into());
@@ -281,13 +316,15 @@ impl Summary {
                 win,
                 outcomes,
                 format!("{:.2}", c.mean_length()),
+                format!("{:.2} ({})", c.team_reward.max, c.team_reward.max_seed),
+                format!("{:.2} ({})", c.team_reward.min, c.team_reward.min_seed),
             ];
             if with_tokens {
                 row.push(c.tokens_per_episode().map_or_else(|| "—".into(), |t| format!("{t:.0}")));
             }
             rows.push(row);
         }
-        let align = [L, L, L, R, R, R, R, L, R, R];
+        let align = [L, L, L, R, R, R, R, L, R, R, R, R];
         let head: Vec<&str> = head.iter().map(String::as_str).collect();
         table::render(&head, &align[..head.len()], &rows)
     }
@@ -300,8 +337,10 @@ mod tests {
     #[test]
     fn mean_ci_and_shares() {
         let mut s = Summary::default();
-        for (r, o) in [(1.0, "success"), (2.0, "failure"), (3.0, "success"), (4.0, "success")] {
-            s.add("bucket_brigade", "v1", "default", "p", r, 10, o).unwrap();
+        for (seed, (r, o)) in
+            [(1.0, "success"), (2.0, "failure"), (3.0, "success"), (4.0, "success")].into_iter().enumerate()
+        {
+            s.add("bucket_brigade", "v1", "default", "p", 10 + seed as u64, r, 10, o).unwrap();
         }
         let c = &s.cells[0];
         assert_eq!(c.episodes, 4);
@@ -312,19 +351,20 @@ mod tests {
         let t = s.table();
         assert!(t.contains("75.0%"), "{t}");
         assert!(t.contains("success 75.0%, failure 25.0%"), "{t}");
+        assert!(t.contains("4.00 (13)") && t.contains("1.00 (10)"), "best and worst with their seeds: {t}");
     }
 
     #[test]
     fn tokens_per_episode_only_for_cells_with_llm_seats() {
         let mut s = Summary::default();
-        s.add("bucket_brigade", "v1", "default", "p", 1.0, 3, "success").unwrap();
+        s.add("bucket_brigade", "v1", "default", "p", 0, 1.0, 3, "success").unwrap();
         assert!(!s.table().contains("tokens/episode"), "no llm seat, no column");
         let llm = serde_json::json!({
             "0": {"prompt_tokens": 100, "completion_tokens": 20},
             "2": {"prompt_tokens": 50, "completion_tokens": 10}
         });
         for stats in [llm, serde_json::json!({})] {
-            s.add("deception", "v1", "classic_5p1i", "llm", 1.0, 9, "crewmates").unwrap();
+            s.add("deception", "v1", "classic_5p1i", "llm", 0, 1.0, 9, "crewmates").unwrap();
             s.add_tokens("deception", "classic_5p1i", "llm", llm_tokens(Some(&stats)));
         }
         let cell = &s.cells[1];
@@ -338,9 +378,9 @@ mod tests {
     #[test]
     fn refuses_mixed_engine_versions() {
         let mut s = Summary::default();
-        s.add("trolley", "0.1.0+trolley-rules-1", "a", "p", 1.0, 1, "x").unwrap();
-        assert!(s.add("trolley", "0.1.0+trolley-rules-2", "a", "p", 1.0, 1, "x").is_err());
-        assert!(s.add("deception", "0.1.0+deception-rules-1", "a", "p", 1.0, 1, "x").is_ok());
+        s.add("trolley", "0.1.0+trolley-rules-1", "a", "p", 0, 1.0, 1, "x").unwrap();
+        assert!(s.add("trolley", "0.1.0+trolley-rules-2", "a", "p", 0, 1.0, 1, "x").is_err());
+        assert!(s.add("deception", "0.1.0+deception-rules-1", "a", "p", 0, 1.0, 1, "x").is_ok());
     }
 
     fn result(start: u64) -> simfleet::JobResult {

@@ -88,6 +88,9 @@ pub struct Sweep {
     pub seeds: SeedRange,
     /// The cells, one per (game, scenario, policy set), in expansion order.
     pub cells: Vec<Cell>,
+    /// The `--collect` given to [`Sweep::with_collect`], if any (the KV entry keeps it).
+    #[serde(skip)]
+    pub collect_override: Option<Collect>,
 }
 
 /// One (game, scenario, policy set) of a sweep and how its seeds are chunked into jobs.
@@ -303,7 +306,8 @@ impl Sweep {
                 cells.push(cell);
             }
         }
-        let mut sweep = Sweep { id: String::new(), name: raw.name.get_ref().clone(), seeds, cells };
+        let mut sweep =
+            Sweep { id: String::new(), name: raw.name.get_ref().clone(), seeds, cells, collect_override: None };
         sweep.set_id();
         Ok(sweep)
     }
@@ -319,6 +323,7 @@ impl Sweep {
     /// summary sweep is another sweep than the records sweep of the same file. `None` keeps it.
     pub fn with_collect(mut self, collect: Option<Collect>) -> Sweep {
         if let Some(collect) = collect {
+            self.collect_override = Some(collect);
             for c in &mut self.cells {
                 c.collect = collect;
             }
@@ -355,9 +360,14 @@ impl Sweep {
 
     /// The cell that job `index` belongs to.
     pub fn cell_of(&self, index: u64) -> Option<&Cell> {
-        let i = self.cells.partition_point(|c| c.first_job <= index);
-        let cell = self.cells.get(i.checked_sub(1)?)?;
-        (index < cell.first_job + cell.jobs(self.seeds)).then_some(cell)
+        self.cells.get(self.cell_index_of(index)?)
+    }
+
+    /// The position in [`Sweep::cells`] of the cell that job `index` belongs to.
+    pub fn cell_index_of(&self, index: u64) -> Option<usize> {
+        let i = self.cells.partition_point(|c| c.first_job <= index).checked_sub(1)?;
+        let cell = self.cells.get(i)?;
+        (index < cell.first_job + cell.jobs(self.seeds)).then_some(i)
     }
 
     /// Job `index` of the expansion.

@@ -59,10 +59,11 @@ impl Setup {
     /// The records of `coordinator run` of the sweep, sorted.
     pub(crate) async fn embedded(&self) -> Vec<String> {
         let (sweep, out) = (self.path("sweep.toml"), self.path("embedded.jsonl"));
-        let report =
-            tokio::task::spawn_blocking(move || coordinator::embedded::play(&sweep, &out, Some(2), false).unwrap())
-                .await
-                .unwrap();
+        let report = tokio::task::spawn_blocking(move || {
+            coordinator::embedded::play(&sweep, &out, Some(2), false, None).unwrap()
+        })
+        .await
+        .unwrap();
         assert!(report.failures.is_empty(), "{:?}", report.failures);
         sorted_lines(&self.path("embedded.jsonl"))
     }

@@ -16,6 +16,10 @@ pub struct Args {
     /// Output file; the format follows the extension: .jsonl, .csv, .msgpack or .parquet.
     #[arg(long)]
     out: PathBuf,
+    /// What to collect, overriding the sweep file for every cell: `records` (one row per
+    /// episode) or `summary` (one mergeable aggregate per job, one row per cell in --out).
+    #[arg(long, value_name = "MODE")]
+    collect: Option<simfleet::protocol::Collect>,
     /// Threads to play on [default: all cores].
     #[arg(long)]
     threads: Option<usize>,
@@ -26,7 +30,7 @@ pub struct Args {
 
 /// Plays the sweep; exit code 1 when a job failed.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let report = embedded::play(&args.sweep, &args.out, args.threads, !args.quiet)?;
+    let report = embedded::play(&args.sweep, &args.out, args.threads, !args.quiet, args.collect)?;
     print_report(&report, &args.out);
     Ok(if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
@@ -36,14 +40,29 @@ fn print_report(report: &RunReport, out: &Path) {
     let mut stdout = std::io::stdout().lock();
     let _ = write!(stdout, "{}", report.summary.table());
     let secs = report.elapsed.as_secs_f64();
-    let _ = writeln!(
-        stdout,
-        "\n{} episodes written to {} in {:.1} s ({:.0} episodes/s)",
-        report.records,
-        out.display(),
-        secs,
-        report.records as f64 / secs.max(1e-9)
-    );
+    let rate = report.episodes as f64 / secs.max(1e-9);
+    match &report.cells {
+        None => {
+            let _ = writeln!(
+                stdout,
+                "\n{} episodes written to {} in {secs:.1} s ({rate:.0} episodes/s)",
+                report.records,
+                out.display()
+            );
+        }
+        Some((path, rows)) => {
+            let _ = writeln!(
+                stdout,
+                "\n{} episodes summarised into {rows} cells in {} in {secs:.1} s ({rate:.0} episodes/s)",
+                report.episodes,
+                path.display()
+            );
+            if report.records > 0 {
+                let _ =
+                    writeln!(stdout, "{} records of the records cells written to {}", report.records, out.display());
+            }
+        }
+    }
     if !report.failures.is_empty() {
         let _ = writeln!(stdout, "\n{} job(s) failed:", report.failures.len());
         for f in &report.failures {

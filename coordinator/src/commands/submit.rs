@@ -23,6 +23,11 @@ pub struct Args {
     /// With --watch: where the records go (.jsonl, .csv, .msgpack or .parquet).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// What to collect, overriding the sweep file for every cell: `records` (one row per
+    /// episode) or `summary` (one mergeable aggregate per job, one row per cell in --out). A
+    /// summary sweep has its own id.
+    #[arg(long, value_name = "MODE")]
+    collect: Option<simfleet::protocol::Collect>,
     /// Do not draw progress bars.
     #[arg(long)]
     quiet: bool,
@@ -34,7 +39,7 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
     let progress = !args.quiet;
     let path = &args.sweep;
     let definition = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let sweep = Sweep::parse(&definition, &path.display().to_string())?;
+    let sweep = Sweep::parse(&definition, &path.display().to_string())?.with_collect(args.collect);
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
         let jobs_bar = progress::publish_bar(progress, sweep.job_count());

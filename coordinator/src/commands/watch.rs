@@ -57,18 +57,33 @@ pub(super) async fn follow(
         None => super::summary::summarise(out)?.table(),
     };
     print!("{table}");
-    println!(
-        "\n{}: {} of {} jobs written to {} ({} records this run in {:.1} s, {:.0} records/s; {} found in the file at start; {} duplicate results dropped)",
-        report.sweep,
-        report.jobs_done,
-        report.jobs_total,
-        out.display(),
-        report.records_written,
-        secs,
-        report.records_written as f64 / secs.max(1e-9),
-        report.resumed_jobs,
-        report.duplicates,
-    );
+    match &report.cells {
+        None => println!(
+            "\n{}: {} of {} jobs written to {} ({} records this run in {:.1} s, {:.0} records/s; {} found in the file at start; {} duplicate results dropped)",
+            report.sweep,
+            report.jobs_done,
+            report.jobs_total,
+            out.display(),
+            report.records_written,
+            secs,
+            report.records_written as f64 / secs.max(1e-9),
+            report.resumed_jobs,
+            report.duplicates,
+        ),
+        Some((path, rows)) => println!(
+            "\n{}: {} of {} jobs summarised into {rows} cells in {} ({} episodes in {:.1} s, {:.0} episodes/s; {} records of records cells in {}; {} duplicate results dropped)",
+            report.sweep,
+            report.jobs_done,
+            report.jobs_total,
+            path.display(),
+            report.episodes,
+            secs,
+            report.episodes as f64 / secs.max(1e-9),
+            report.records_written,
+            out.display(),
+            report.duplicates,
+        ),
+    }
     if report.cancelled {
         println!("the sweep was cancelled");
     }

@@ -33,7 +33,7 @@ pub struct ExportReport {
 /// Writes every result of sweep `id` in the results stream to `out`.
 pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> anyhow::Result<ExportReport> {
     let sweep = match fleet.entry(id).await {
-        Ok(entry) => Some(Sweep::parse(&entry.definition, id)?),
+        Ok(entry) => Some(Sweep::parse(&entry.definition, id)?.with_collect(entry.collect)),
         Err(_) => None,
     };
     let games = sweep.as_ref().map_or_else(|| GameKind::ALL.to_vec(), |s| s.games());

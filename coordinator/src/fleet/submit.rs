@@ -109,7 +109,7 @@ async fn submit_once(
             jobs_done: previous.as_ref().map_or(0, |p| p.jobs_done),
             jobs_failed: previous.as_ref().map_or(0, |p| p.jobs_failed),
             definition: definition.to_string(),
-            collect: None,
+            collect: sweep.collect_override,
         })
         .await?;
     let skip = scan::indexes(&fleet.topology.results, &result_subject(&sweep.id), &sweep.id).await?;

@@ -13,6 +13,11 @@
 //! ([`crate::records::resume`]), the jobs in it and in the failure log count as done, and the durable
 //! consumer carries on where it stopped. If the output file does not exist, the consumer is
 //! recreated to read the sweep's results from the start.
+//!
+//! A sweep with cells that collect summaries is merged per cell in job order
+//! ([`crate::cell_table`]) and its summary file written at the end. Its watch always reads the
+//! results from the start: they are small (one aggregate per job) and the results stream keeps
+//! them, so a restarted watch rebuilds in seconds what a killed one held in memory.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -23,12 +28,13 @@ use async_nats::jetstream::AckKind;
 use futures::StreamExt;
 use indicatif::ProgressBar;
 use simfleet::nats::outage::note;
-use simfleet::protocol::JobResult;
+use simfleet::protocol::{Collect, JobResult};
 use simfleet::topology::{result_subject, watch_consumer, SweepEntry, SweepStatus};
 
 use super::dlq::DlqReader;
 use super::failures::{FailedJob, FailureLog};
 use super::Fleet;
+use crate::cell_table::{self, CellTable};
 use crate::records::RecordWriter;
 use crate::sweep::Sweep;
 
@@ -58,6 +64,10 @@ pub struct WatchReport {
     pub resumed_jobs: u64,
     /// Records written by this run.
     pub records_written: u64,
+    /// Episodes collected by this run (recorded or summarised).
+    pub episodes: u64,
+    /// Where the summary file went and its rows, when cells collected summaries.
+    pub cells: Option<(std::path::PathBuf, usize)>,
     /// Duplicate results dropped by this run.
     pub duplicates: u64,
     /// Whether the sweep was cancelled.
@@ -84,7 +94,10 @@ struct Progress<'a> {
     writer: RecordWriter,
     failures: FailureLog,
     bar: &'a ProgressBar,
+    /// The cells' aggregates, when some cells collect summaries.
+    table: Option<CellTable>,
     records_written: u64,
+    episodes: u64,
     duplicates: u64,
     summary: crate::summary::Summary,
 }
@@ -105,6 +118,9 @@ impl Progress<'_> {
             return Ok(());
         }
         self.failures.push(&failure)?;
+        if let Some(table) = self.table.as_mut() {
+            table.skip(&self.sweep, failure.job)?;
+        }
         self.states[i] = State::Failed;
         self.failed += 1;
         self.bar.inc(self.episodes_of(failure.job));
@@ -121,12 +137,21 @@ impl Progress<'_> {
         if let Some(e) = &result.error {
             return self.fail(FailedJob { job: result.index, kind: e.kind.as_str().to_string(), error: e.to_string() });
         }
-        self.writer.write_result(&result)?;
-        self.summary.add_result(&result)?;
-        self.records_written += result.records.len() as u64;
+        let records_cell = self.sweep.cell_of(result.index).is_some_and(|c| c.collect == Collect::Records);
+        match self.table.as_mut() {
+            Some(table) => table.accept(&self.sweep, &result)?,
+            None => self.summary.add_result(&result)?,
+        }
+        // A summary cell's job answered by a worker older than `collect` comes with records:
+        // they count in its aggregate, but do not go into the records file.
+        if records_cell {
+            self.writer.write_result(&result)?;
+            self.records_written += result.records.len() as u64;
+        }
+        self.episodes += result.episodes();
         self.states[i] = State::Done;
         self.done += 1;
-        self.bar.inc(result.records.len() as u64);
+        self.bar.inc(result.episodes());
         Ok(())
     }
 
@@ -142,9 +167,13 @@ impl Progress<'_> {
 pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> anyhow::Result<WatchReport> {
     let started = Instant::now();
     let entry = fleet.entry(id).await?;
-    let sweep = Sweep::parse(&entry.definition, &format!("the definition of {id} in the KV bucket"))?;
+    let sweep = Sweep::parse(&entry.definition, &format!("the definition of {id} in the KV bucket"))?
+        .with_collect(entry.collect);
     anyhow::ensure!(sweep.id == id, "the KV entry of {id} holds the definition of another sweep ({})", sweep.id);
-    let resume = out.exists() && std::fs::metadata(out)?.len() > 0;
+    let summaries = sweep.collects_summaries();
+    let cells_path = cell_table::summary_path(&sweep, out);
+    crate::records::Format::of(&cells_path)?;
+    let resume = !summaries && out.exists() && std::fs::metadata(out)?.len() > 0;
     let mut states = vec![State::Pending; sweep.job_count() as usize];
     let (mut done, mut failed) = (0, 0);
     let writer = if resume {
@@ -169,6 +198,7 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         RecordWriter::create(out, &sweep.games())?
     };
     let (failures, known_failures) = FailureLog::open(out, resume)?;
+    let table = summaries.then(|| CellTable::new(&sweep));
     for job in known_failures.keys() {
         if let Some(s @ State::Pending) = states.get_mut(*job as usize) {
             *s = State::Failed;
@@ -185,7 +215,9 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         writer,
         failures,
         bar,
+        table,
         records_written: 0,
+        episodes: 0,
         duplicates: 0,
         summary: crate::summary::Summary::default(),
     };
@@ -207,9 +239,18 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         update_entry(fleet, &now, &p, true).await;
     }
     bar.finish_and_clear();
-    let Progress { sweep, done, writer, records_written, duplicates, summary, .. } = p;
+    let Progress { sweep, done, writer, records_written, episodes, duplicates, mut summary, table, .. } = p;
     // Completes the file (a Parquet file needs its footer).
     writer.finish()?;
+    let mut cells = None;
+    // When every cell collects summaries, `out` is the summary file: written over the records
+    // writer's empty file.
+    if let Some(table) = table {
+        let rows = table.rows()?;
+        crate::records::cells::write_cells(&cells_path, &rows)?;
+        summary = cell_table::summary_of(&rows)?;
+        cells = Some((cells_path, rows.len()));
+    }
     let mut failures: Vec<FailedJob> = FailureLog::open(out, true)?.1.into_values().collect();
     failures.sort_by_key(|f| f.job);
     Ok(WatchReport {
@@ -219,6 +260,8 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         failures,
         resumed_jobs,
         records_written,
+        episodes,
+        cells,
         duplicates,
         cancelled,
         summary: (resumed_jobs == 0).then_some(summary),

@@ -217,7 +217,7 @@ fn rank_reads_teams_from_names_or_from_the_sweep() {
     let sweep = dir.path().join("r.toml");
     std::fs::write(&sweep, RANKING_SWEEP).unwrap();
     let out = dir.path().join("r.jsonl");
-    crate::embedded::play(&sweep, &out, Some(2), false).unwrap();
+    crate::embedded::play(&sweep, &out, Some(2), false, None).unwrap();
     let (by_name, skipped) = rank(&out, None, DEFAULT_RIDGE).unwrap();
     assert_eq!(skipped.get("heroes"), Some(&40), "the hand-written policy set is not a team name");
     let (by_sweep, skipped) = rank(&out, Some(&sweep), DEFAULT_RIDGE).unwrap();
@@ -250,7 +250,7 @@ fn roster_names_shorten_team_names_and_rank_tables() {
     let sweep = dir.path().join("r.toml");
     std::fs::write(&sweep, text.replace("count = 40", "count = 10")).unwrap();
     let out = dir.path().join("r.csv");
-    crate::embedded::play(&sweep, &out, Some(2), false).unwrap();
+    crate::embedded::play(&sweep, &out, Some(2), false, None).unwrap();
     for with_sweep in [None, Some(sweep.as_path())] {
         let (fits, _) = rank(&out, with_sweep, DEFAULT_RIDGE).unwrap();
         let mut names: Vec<&str> = fits[0].policies.iter().map(|p| p.policy.as_str()).collect();

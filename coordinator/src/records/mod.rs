@@ -17,11 +17,13 @@
 //!    [`parquet`]: the Parquet schema, column buffers, streaming writer and reader.
 //! 3. [`writer`]: [`RecordWriter`], a file of any format. [`reader`]: [`for_each_row`], any
 //!    format back into [`Row`]s.
+//!    [`cells`]: summary files, one row per cell (a sweep that collects summaries).
 //! 4. [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
 //!
 //! A new kind of row belongs in layer 0 beside [`row`], a new reader of the same files in layer
 //! 3 beside [`reader`].
 
+pub mod cells;
 pub mod encoder;
 pub mod error;
 pub mod format;

@@ -6,6 +6,7 @@ const MODULES: &[(&str, u8, &[&str])] = &[
     ("row", 0, &[include_str!("row.rs")]),
     ("error", 0, &[include_str!("error.rs")]),
     ("format", 1, &[include_str!("format.rs")]),
+    ("cells", 3, &[include_str!("cells.rs")]),
     ("encoder", 2, &[include_str!("encoder.rs")]),
     (
         "parquet",

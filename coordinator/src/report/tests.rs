@@ -30,7 +30,7 @@ fn the_report_has_one_chart_per_cell_and_no_external_references() {
     let sweep = dir.path().join("r.toml");
     std::fs::write(&sweep, SWEEP).unwrap();
     let results = dir.path().join("r.parquet");
-    crate::embedded::play(&sweep, &results, Some(2), false).unwrap();
+    crate::embedded::play(&sweep, &results, Some(2), false, None).unwrap();
     let out = dir.path().join("report.html");
     let written = report(&results, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
@@ -67,7 +67,7 @@ fn a_report_without_teams_has_no_ranking_section() {
     let text = SWEEP.split("[[rankings]]").next().unwrap();
     std::fs::write(&sweep, text).unwrap();
     let results = dir.path().join("plain.jsonl");
-    crate::embedded::play(&sweep, &results, Some(1), false).unwrap();
+    crate::embedded::play(&sweep, &results, Some(1), false, None).unwrap();
     let out = dir.path().join("plain.html");
     let written = report(&results, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();

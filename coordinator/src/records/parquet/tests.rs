@@ -34,8 +34,8 @@ fn export_both(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
     std::fs::write(&sweep, SWEEP).unwrap();
     let pq = dir.join("out.parquet");
     let jl = dir.join("out.jsonl");
-    let a = crate::embedded::play(&sweep, &pq, Some(2), false).unwrap();
-    let b = crate::embedded::play(&sweep, &jl, Some(2), false).unwrap();
+    let a = crate::embedded::play(&sweep, &pq, Some(2), false, None).unwrap();
+    let b = crate::embedded::play(&sweep, &jl, Some(2), false, None).unwrap();
     assert!(a.failures.is_empty() && b.failures.is_empty(), "{:?} {:?}", a.failures, b.failures);
     assert_eq!(a.records, 300);
     assert_eq!(b.records, 300);

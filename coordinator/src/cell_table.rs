@@ -1,0 +1,203 @@
+//! [`CellTable`]: a sweep's results merged per cell, what `run` and `watch` keep when a sweep
+//! collects summaries, and what becomes the rows of a summary file.
+//!
+//! Results may arrive in any order (a fleet), but floating-point merges are not associative: so
+//! each cell merges its jobs' aggregates in job-index order, keeping those that arrive early
+//! until the jobs before them are in. A job that failed is skipped in that order. The rows are
+//! therefore the same bytes from `run` and from `watch`, whatever the arrival order.
+
+use std::collections::BTreeMap;
+
+use simfleet::aggregate::CellAggregate;
+use simfleet::{GameKind, JobResult};
+
+use crate::records::cells::CellRow;
+use crate::sweep::Sweep;
+
+/// What one cell has merged so far.
+#[derive(Debug)]
+struct Slot {
+    game: GameKind,
+    scenario: String,
+    policy_set: String,
+    engine_version: String,
+    /// The next job index to merge.
+    next: u64,
+    /// The index past the cell's last job.
+    end: u64,
+    /// Aggregates (or failures, `None`) of later jobs, waiting for `next`.
+    early: BTreeMap<u64, Option<CellAggregate>>,
+    merged: CellAggregate,
+    jobs: u64,
+}
+
+impl Slot {
+    fn put(&mut self, index: u64, aggregate: Option<CellAggregate>) -> anyhow::Result<()> {
+        self.early.insert(index, aggregate);
+        while let Some(a) = self.early.remove(&self.next) {
+            if let Some(a) = a {
+                self.merged.merge(&a)?;
+                self.jobs += 1;
+            }
+            self.next += 1;
+        }
+        Ok(())
+    }
+}
+
+/// Per-cell aggregates of a sweep.
+#[derive(Debug)]
+pub struct CellTable {
+    sweep: String,
+    cells: Vec<Slot>,
+}
+
+impl CellTable {
+    /// An empty table of `sweep`'s cells.
+    pub fn new(sweep: &Sweep) -> CellTable {
+        let cells = sweep
+            .cells
+            .iter()
+            .map(|c| Slot {
+                game: c.game,
+                scenario: c.scenario.clone(),
+                policy_set: c.policy_set.name.clone(),
+                engine_version: simfleet::engine_version(c.game),
+                next: c.first_job,
+                end: c.first_job + c.jobs(sweep.seeds),
+                early: BTreeMap::new(),
+                merged: CellAggregate::new(c.game),
+                jobs: 0,
+            })
+            .collect();
+        CellTable { sweep: sweep.id.clone(), cells }
+    }
+
+    /// Adds a played job's result (its summary, or the aggregate of its records); a failed
+    /// result is skipped in the job order.
+    pub fn accept(&mut self, sweep: &Sweep, result: &JobResult) -> anyhow::Result<()> {
+        let Some(slot) = sweep.cell_index_of(result.index).and_then(|i| self.cells.get_mut(i)) else {
+            anyhow::bail!("job {} is not a job of sweep {}", result.index, sweep.id);
+        };
+        if result.error.is_some() {
+            return slot.put(result.index, None);
+        }
+        if !result.engine_version.is_empty() {
+            slot.engine_version.clone_from(&result.engine_version);
+        }
+        let aggregate = match &result.summary {
+            Some(a) => a.clone(),
+            None => CellAggregate::of_records(slot.game, &result.records),
+        };
+        slot.put(result.index, Some(aggregate))
+    }
+
+    /// Skips job `index` (it failed without a result, e.g. it ran out of deliveries).
+    pub fn skip(&mut self, sweep: &Sweep, index: u64) -> anyhow::Result<()> {
+        match sweep.cell_index_of(index).and_then(|i| self.cells.get_mut(i)) {
+            Some(slot) if index >= slot.next && !slot.early.contains_key(&index) => slot.put(index, None),
+            _ => Ok(()),
+        }
+    }
+
+    /// One row per cell with at least one episode, in the sweep's cell order. Aggregates still
+    /// waiting for an earlier job (one that never came) are merged in job order after what is in.
+    pub fn rows(&self) -> anyhow::Result<Vec<CellRow>> {
+        let mut rows = Vec::new();
+        for slot in &self.cells {
+            let mut merged = slot.merged.clone();
+            let mut jobs = slot.jobs;
+            for a in slot.early.values().flatten() {
+                merged.merge(a)?;
+                jobs += 1;
+            }
+            debug_assert!(slot.next <= slot.end);
+            if merged.episodes > 0 {
+                rows.push(CellRow::new(
+                    &self.sweep,
+                    slot.game.as_str(),
+                    &slot.engine_version,
+                    &slot.scenario,
+                    &slot.policy_set,
+                    jobs,
+                    merged,
+                ));
+            }
+        }
+        Ok(rows)
+    }
+}
+
+/// Where the summary file of a sweep goes: `out` itself when every cell collects summaries,
+/// else beside it (`<stem>.cells.<ext>`), `out` keeping the records of the records cells.
+pub fn summary_path(sweep: &Sweep, out: &std::path::Path) -> std::path::PathBuf {
+    if sweep.cells.iter().all(|c| c.collect == simfleet::protocol::Collect::Summary) {
+        return out.to_path_buf();
+    }
+    let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = out.extension().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    out.with_file_name(format!("{stem}.cells.{ext}"))
+}
+
+/// The summary table of a summary file's rows.
+pub fn summary_of(rows: &[CellRow]) -> anyhow::Result<crate::summary::Summary> {
+    let mut summary = crate::summary::Summary::default();
+    for r in rows {
+        summary.add_aggregate(&r.game, &r.engine_version, &r.scenario, &r.policy_set, &r.aggregate)?;
+    }
+    Ok(summary)
+}
+
+/// The rows a summary sweep would have given, from a records file: each cell's records
+/// aggregated in file order (`coordinator summary FILE --out CELLS`).
+pub fn rows_of_records(file: &std::path::Path) -> anyhow::Result<Vec<CellRow>> {
+    use indexmap::IndexMap;
+    struct Acc {
+        sweep: String,
+        engine_version: String,
+        jobs: std::collections::BTreeSet<u64>,
+        aggregate: CellAggregate,
+    }
+    let mut cells: IndexMap<(String, String, String), Acc> = IndexMap::new();
+    let mut bad = None;
+    crate::records::for_each_row(file, |_, row| {
+        if bad.is_some() {
+            return;
+        }
+        let game = match row.game.parse::<GameKind>() {
+            Ok(g) => g,
+            Err(e) => {
+                bad = Some(e);
+                return;
+            }
+        };
+        let key = (row.game.clone(), row.scenario.clone(), row.policy_set.clone());
+        let acc = cells.entry(key).or_insert_with(|| Acc {
+            sweep: row.sweep.clone(),
+            engine_version: row.engine_version.clone(),
+            jobs: Default::default(),
+            aggregate: CellAggregate::new(game),
+        });
+        acc.jobs.insert(row.job);
+        let record = simfleet::EpisodeRecord {
+            seed: row.seed,
+            outcome: row.outcome,
+            length: row.length,
+            truncated: row.truncated,
+            team_reward: row.team_reward,
+            agent_rewards: row.agent_rewards,
+            trajectory_hash: row.trajectory_hash,
+            stats: row.stats.into(),
+        };
+        acc.aggregate.add(&record);
+    })?;
+    if let Some(e) = bad {
+        return Err(e.into());
+    }
+    Ok(cells
+        .into_iter()
+        .map(|((game, scenario, policy_set), a)| {
+            CellRow::new(&a.sweep, &game, &a.engine_version, &scenario, &policy_set, a.jobs.len() as u64, a.aggregate)
+        })
+        .collect())
+}

@@ -1,0 +1,360 @@
+//! Summary files: one row per sweep cell, what `--out` gets when a sweep collects summaries
+//! (docs/records.md, "Summary files"). Each row holds the cell's identity, its headline figures
+//! as flat columns (for a person or a dataframe) and the whole [`CellAggregate`] (for the
+//! readers: `summary`, `report`, `rank`), nested in `.jsonl` and `.msgpack`, compact JSON text in
+//! `.csv` and `.parquet`. The flat columns are derived from the aggregate, so reading a file
+//! rebuilds every row from its identity and aggregate alone.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use parquet::basic::Compression;
+use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int64Type};
+use parquet::file::properties::WriterProperties;
+use parquet::file::reader::FileReader;
+use parquet::file::serialized_reader::SerializedFileReader;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::record::Field;
+use serde::{Deserialize, Serialize};
+use simfleet::aggregate::CellAggregate;
+use simfleet::GameKind;
+
+use super::error::{ExportError, ImportError};
+use super::format::Format;
+
+/// One cell of a summary file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellRow {
+    /// The sweep id.
+    pub sweep: String,
+    /// The game id.
+    pub game: String,
+    /// `<simfleet crate semver>+<rules version>`.
+    pub engine_version: String,
+    /// The scenario string as written in the sweep.
+    pub scenario: String,
+    /// The policy set name.
+    pub policy_set: String,
+    /// Jobs merged into the row.
+    pub jobs: u64,
+    /// Episodes.
+    pub episodes: u64,
+    /// Episodes cut by a length limit.
+    pub truncated: u64,
+    /// Mean team reward.
+    pub team_reward_mean: f64,
+    /// Half-width of its 95% confidence interval; absent below two episodes.
+    pub team_reward_ci95: Option<f64>,
+    /// The worst team reward.
+    pub team_reward_min: f64,
+    /// The seed of the worst episode (the smallest on a tie).
+    pub team_reward_min_seed: u64,
+    /// The best team reward.
+    pub team_reward_max: f64,
+    /// The seed of the best episode (the smallest on a tie).
+    pub team_reward_max_seed: u64,
+    /// Mean episode length.
+    pub length_mean: f64,
+    /// Share of the game's win outcome; absent for a game without one.
+    pub win_share: Option<f64>,
+    /// Everything else.
+    pub aggregate: CellAggregate,
+}
+
+/// The flat columns, in file order, and whether each is text, an integer, a float or an
+/// optional float (`aggregate`, the last, is text).
+const COLUMNS: [(&str, Kind); 17] = [
+    ("sweep", Kind::Text),
+    ("game", Kind::Text),
+    ("engine_version", Kind::Text),
+    ("scenario", Kind::Text),
+    ("policy_set", Kind::Text),
+    ("jobs", Kind::Int),
+    ("episodes", Kind::Int),
+    ("truncated", Kind::Int),
+    ("team_reward_mean", Kind::Float),
+    ("team_reward_ci95", Kind::OptFloat),
+    ("team_reward_min", Kind::Float),
+    ("team_reward_min_seed", Kind::Int),
+    ("team_reward_max", Kind::Float),
+    ("team_reward_max_seed", Kind::Int),
+    ("length_mean", Kind::Float),
+    ("win_share", Kind::OptFloat),
+    ("aggregate", Kind::Text),
+];
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Int,
+    Float,
+    OptFloat,
+}
+
+/// One flat value.
+enum Cell {
+    Text(String),
+    Int(u64),
+    Float(Option<f64>),
+}
+
+impl CellRow {
+    /// The row of a cell: its identity, the jobs merged, and their aggregate.
+    pub fn new(
+        sweep: &str,
+        game: &str,
+        engine_version: &str,
+        scenario: &str,
+        policy_set: &str,
+        jobs: u64,
+        aggregate: CellAggregate,
+    ) -> CellRow {
+        let t = &aggregate.team_reward;
+        let ci = t.ci95();
+        let win = game.parse::<GameKind>().ok().and_then(|g| g.info().win_outcome);
+        let share = |o: &str| aggregate.outcome(o) as f64 / aggregate.episodes.max(1) as f64;
+        CellRow {
+            sweep: sweep.into(),
+            game: game.into(),
+            engine_version: engine_version.into(),
+            scenario: scenario.into(),
+            policy_set: policy_set.into(),
+            jobs,
+            episodes: aggregate.episodes,
+            truncated: aggregate.truncated,
+            team_reward_mean: t.mean,
+            team_reward_ci95: (!ci.is_nan()).then_some(ci),
+            team_reward_min: t.min,
+            team_reward_min_seed: t.min_seed,
+            team_reward_max: t.max,
+            team_reward_max_seed: t.max_seed,
+            length_mean: aggregate.length.mean,
+            win_share: win.map(share),
+            aggregate,
+        }
+    }
+
+    fn values(&self) -> Vec<Cell> {
+        let aggregate = serde_json::to_string(&self.aggregate).expect("an aggregate always serialises");
+        vec![
+            Cell::Text(self.sweep.clone()),
+            Cell::Text(self.game.clone()),
+            Cell::Text(self.engine_version.clone()),
+            Cell::Text(self.scenario.clone()),
+            Cell::Text(self.policy_set.clone()),
+            Cell::Int(self.jobs),
+            Cell::Int(self.episodes),
+            Cell::Int(self.truncated),
+            Cell::Float(Some(self.team_reward_mean)),
+            Cell::Float(self.team_reward_ci95),
+            Cell::Float(Some(self.team_reward_min)),
+            Cell::Int(self.team_reward_min_seed),
+            Cell::Float(Some(self.team_reward_max)),
+            Cell::Int(self.team_reward_max_seed),
+            Cell::Float(Some(self.length_mean)),
+            Cell::Float(self.win_share),
+            Cell::Text(aggregate),
+        ]
+    }
+
+    /// The row again from its identity columns, `jobs` and `aggregate` (JSON text).
+    fn rebuild(get: impl Fn(&str) -> Option<String>) -> Result<CellRow, String> {
+        let need = |k: &str| get(k).ok_or_else(|| format!("no column {k}"));
+        let jobs = need("jobs")?.parse::<u64>().map_err(|e| format!("jobs: {e}"))?;
+        let aggregate: CellAggregate =
+            serde_json::from_str(&need("aggregate")?).map_err(|e| format!("aggregate: {e}"))?;
+        Ok(CellRow::new(
+            &need("sweep")?,
+            &need("game")?,
+            &need("engine_version")?,
+            &need("scenario")?,
+            &need("policy_set")?,
+            jobs,
+            aggregate,
+        ))
+    }
+}
+
+/// Writes `rows` to `path` (format by extension), replacing it.
+pub fn write_cells(path: &Path, rows: &[CellRow]) -> Result<(), ExportError> {
+    let format = Format::of(path)?;
+    let file = File::create(path)?;
+    let mut out = BufWriter::new(file);
+    match format {
+        Format::Jsonl => {
+            for row in rows {
+                serde_json::to_writer(&mut out, row).map_err(std::io::Error::from)?;
+                out.write_all(b"\n")?;
+            }
+        }
+        Format::Msgpack => {
+            for row in rows {
+                rmp_serde::encode::write_named(&mut out, row).map_err(std::io::Error::other)?;
+            }
+        }
+        Format::Csv => {
+            let mut w = csv::WriterBuilder::new().from_writer(&mut out);
+            w.write_record(COLUMNS.iter().map(|(name, _)| *name))?;
+            for row in rows {
+                w.write_record(row.values().iter().map(|v| match v {
+                    Cell::Text(s) => s.clone(),
+                    Cell::Int(n) => n.to_string(),
+                    Cell::Float(Some(x)) => x.to_string(),
+                    Cell::Float(None) => String::new(),
+                }))?;
+            }
+            w.flush()?;
+        }
+        Format::Parquet => {
+            drop(out);
+            return write_parquet(File::create(path)?, rows);
+        }
+    }
+    out.flush()?;
+    out.into_inner().map_err(|e| e.into_error())?.sync_data()?;
+    Ok(())
+}
+
+fn write_parquet(file: File, rows: &[CellRow]) -> Result<(), ExportError> {
+    let fields: String = COLUMNS
+        .iter()
+        .map(|(name, kind)| match kind {
+            Kind::Text => format!("required binary {name} (UTF8);"),
+            Kind::Int => format!("required int64 {name} (INTEGER(64, false));"),
+            Kind::Float => format!("required double {name};"),
+            Kind::OptFloat => format!("optional double {name};"),
+        })
+        .collect();
+    let schema = Arc::new(parquet::schema::parser::parse_message_type(&format!("message cell {{ {fields} }}"))?);
+    let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
+    let mut writer = SerializedFileWriter::new(file, schema, props)?;
+    let values: Vec<Vec<Cell>> = rows.iter().map(CellRow::values).collect();
+    let mut group = writer.next_row_group()?;
+    let mut i = 0;
+    while let Some(mut col) = group.next_column()? {
+        let column = values.iter().map(|v| &v[i]);
+        match COLUMNS[i].1 {
+            Kind::Text => {
+                let data: Vec<ByteArray> = column
+                    .map(|c| match c {
+                        Cell::Text(s) => ByteArray::from(s.as_str()),
+                        _ => unreachable!("a text column holds text"),
+                    })
+                    .collect();
+                col.typed::<ByteArrayType>().write_batch(&data, None, None)?;
+            }
+            Kind::Int => {
+                let data: Vec<i64> = column
+                    .map(|c| match c {
+                        // Stored as the bits of the u64, as the records' `seed` column.
+                        Cell::Int(n) => *n as i64,
+                        _ => unreachable!("an integer column holds integers"),
+                    })
+                    .collect();
+                col.typed::<Int64Type>().write_batch(&data, None, None)?;
+            }
+            Kind::Float | Kind::OptFloat => {
+                let opt: Vec<Option<f64>> = column
+                    .map(|c| match c {
+                        Cell::Float(x) => *x,
+                        _ => unreachable!("a float column holds floats"),
+                    })
+                    .collect();
+                let data: Vec<f64> = opt.iter().flatten().copied().collect();
+                let levels: Vec<i16> = opt.iter().map(|x| i16::from(x.is_some())).collect();
+                let def = (COLUMNS[i].1 == Kind::OptFloat).then_some(&levels[..]);
+                col.typed::<DoubleType>().write_batch(&data, def, None)?;
+            }
+        }
+        col.close()?;
+        i += 1;
+    }
+    group.close()?;
+    writer.close()?;
+    Ok(())
+}
+
+/// Whether `path` is a summary file (its rows carry an `aggregate`), not a records file.
+pub fn is_cell_file(path: &Path) -> Result<bool, ImportError> {
+    let ioerr = |source: std::io::Error| ImportError::Io { path: path.display().to_string(), source };
+    let format = Format::of(path)?;
+    let mut reader = BufReader::new(File::open(path).map_err(ioerr)?);
+    Ok(match format {
+        Format::Jsonl => {
+            let mut line = String::new();
+            reader.read_line(&mut line).map_err(ioerr)?;
+            serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| v.get("aggregate").is_some())
+        }
+        Format::Msgpack => {
+            rmp_serde::from_read::<_, serde_json::Value>(&mut reader).is_ok_and(|v| v.get("aggregate").is_some())
+        }
+        Format::Csv => {
+            let mut line = String::new();
+            reader.read_line(&mut line).map_err(ioerr)?;
+            line.trim_end().split(',').any(|c| c == "aggregate")
+        }
+        Format::Parquet => {
+            let mut magic = [0u8; 4];
+            if reader.read_exact(&mut magic).is_err() {
+                return Ok(false);
+            }
+            match SerializedFileReader::new(File::open(path).map_err(ioerr)?) {
+                Ok(r) => r.metadata().file_metadata().schema_descr().columns().iter().any(|c| c.name() == "aggregate"),
+                Err(_) => false,
+            }
+        }
+    })
+}
+
+/// Every row of the summary file `path`.
+pub fn read_cells(path: &Path) -> Result<Vec<CellRow>, ImportError> {
+    let name = path.display().to_string();
+    let ioerr = |source: std::io::Error| ImportError::Io { path: name.clone(), source };
+    let rowerr = |row: usize, message: String| ImportError::Row { path: name.clone(), row: row as u64 + 1, message };
+    let file = File::open(path).map_err(ioerr)?;
+    let mut rows = Vec::new();
+    match Format::of(path)? {
+        Format::Jsonl => {
+            for (i, line) in BufReader::new(file).lines().enumerate() {
+                let line = line.map_err(ioerr)?;
+                rows.push(serde_json::from_str(&line).map_err(|e| rowerr(i, e.to_string()))?);
+            }
+        }
+        Format::Msgpack => {
+            let len = file.metadata().map_err(ioerr)?.len();
+            let mut reader = BufReader::new(file);
+            while std::io::Seek::stream_position(&mut reader).map_err(ioerr)? < len {
+                let row = rmp_serde::from_read(&mut reader).map_err(|e| rowerr(rows.len(), e.to_string()))?;
+                rows.push(row);
+            }
+        }
+        Format::Csv => {
+            let mut r = csv::Reader::from_reader(file);
+            let head = r.headers().map_err(|e| rowerr(0, e.to_string()))?.clone();
+            for (i, record) in r.records().enumerate() {
+                let record = record.map_err(|e| rowerr(i, e.to_string()))?;
+                let get = |k: &str| head.iter().position(|h| h == k).and_then(|c| record.get(c)).map(String::from);
+                rows.push(CellRow::rebuild(get).map_err(|e| rowerr(i, e))?);
+            }
+        }
+        Format::Parquet => {
+            let reader = SerializedFileReader::new(file).map_err(|e| rowerr(0, e.to_string()))?;
+            let iter = reader.get_row_iter(None).map_err(|e| rowerr(0, e.to_string()))?;
+            for (i, row) in iter.enumerate() {
+                let row = row.map_err(|e| rowerr(i, e.to_string()))?;
+                let get = |k: &str| {
+                    row.get_column_iter().find(|(name, _)| name.as_str() == k).and_then(|(_, f)| match f {
+                        Field::Str(s) => Some(s.clone()),
+                        Field::Long(n) => Some((*n as u64).to_string()),
+                        Field::ULong(n) => Some(n.to_string()),
+                        _ => None,
+                    })
+                };
+                rows.push(CellRow::rebuild(get).map_err(|e| rowerr(i, e))?);
+            }
+        }
+    }
+    Ok(rows)
+}
