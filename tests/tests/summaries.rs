@@ -1,0 +1,168 @@
+//! `collect = "summary"` end to end, through the CLI: the summary table of a summary sweep,
+//! played in-process and by a fleet of real workers on a real nats-server, equals the table of
+//! the same sweep's records, for all four games; summary results stay small on the stream.
+
+use std::path::Path;
+use std::time::Duration;
+
+use coordinator::records::cells::{read_cells, CellRow};
+use simfleet::aggregate::Moments;
+use simfleet::topology::RESULTS_STREAM;
+use simfleet_tests::{CoordinatorProcess, NatsServer, WorkerProcess};
+
+const TIMEOUT: Duration = Duration::from_secs(300);
+
+/// One cell of every game, several jobs per cell so that aggregates are merged.
+const SWEEP: &str = r#"
+name = "four games"
+seeds = { start = 5, count = 60 }
+episodes_per_job = 25
+
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default", "hard"]
+[cells.policy_sets]
+firefighters = ["firefighter", "firefighter", "firefighter", "firefighter"]
+mixed = ["firefighter", "free_rider", "hero", "liar"]
+
+[[cells]]
+game = "deception"
+scenarios = ["classic_5p1i"]
+[cells.policy_sets]
+heuristic = ["heuristic", "heuristic", "heuristic", "heuristic", "heuristic"]
+
+[[cells]]
+game = "trolley"
+scenarios = ["balanced_5p"]
+[cells.policy_sets]
+persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "persuadable"]
+
+[[cells]]
+game = "cogsguard"
+scenarios = ["arena"]
+episodes_per_job = 8
+[cells.policy_sets]
+balanced = ["pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2"]
+"#;
+
+/// Runs `coordinator ARGS` to its end; returns its stdout, failing on a non-zero exit.
+async fn coordinator(args: &[&str]) -> String {
+    let mut c = CoordinatorProcess::spawn(args, &[]);
+    let status = c.wait_exit(TIMEOUT).await;
+    assert!(status.success(), "coordinator {args:?}: {status}\n{}\n{}", c.stdout(), c.stderr().join("\n"));
+    c.stdout()
+}
+
+fn close(what: &str, a: f64, b: f64) {
+    let ok = a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+    assert!(ok, "{what}: {a} and {b} differ by more than 1e-9 relative");
+}
+
+fn same_moments(what: &str, a: &Moments, b: &Moments) {
+    assert_eq!(a.count, b.count, "{what}: count");
+    close(&format!("{what}: mean"), a.mean, b.mean);
+    close(&format!("{what}: m2"), a.m2, b.m2);
+    assert_eq!((a.min, a.min_seed, a.max, a.max_seed), (b.min, b.min_seed, b.max, b.max_seed), "{what}: extremes");
+}
+
+/// Counts exactly, moments and intervals to 1e-9 relative, extremes and their seeds exactly.
+fn same_cells(label: &str, got: &[CellRow], want: &[CellRow]) {
+    assert_eq!(got.len(), want.len(), "{label}: cells");
+    for (g, w) in got.iter().zip(want) {
+        let cell = format!("{label} {} {} {}", g.game, g.scenario, g.policy_set);
+        assert_eq!(
+            (&g.sweep, &g.game, &g.engine_version, &g.scenario, &g.policy_set, g.jobs),
+            (&w.sweep, &w.game, &w.engine_version, &w.scenario, &w.policy_set, w.jobs),
+            "{cell}"
+        );
+        let (a, b) = (&g.aggregate, &w.aggregate);
+        assert_eq!((a.episodes, &a.outcomes, a.truncated), (b.episodes, &b.outcomes, b.truncated), "{cell}");
+        assert_eq!(a.histograms, b.histograms, "{cell}: histogram counts");
+        assert_eq!((a.llm_episodes, a.llm_tokens), (b.llm_episodes, b.llm_tokens), "{cell}");
+        same_moments(&format!("{cell} team_reward"), &a.team_reward, &b.team_reward);
+        same_moments(&format!("{cell} length"), &a.length, &b.length);
+        assert_eq!(a.agent_rewards.len(), b.agent_rewards.len(), "{cell}: seats");
+        for (seat, (x, y)) in a.agent_rewards.iter().zip(&b.agent_rewards).enumerate() {
+            same_moments(&format!("{cell} seat {seat}"), x, y);
+        }
+        assert_eq!(a.stats.keys().collect::<Vec<_>>(), b.stats.keys().collect::<Vec<_>>(), "{cell}: stats");
+        for (key, x) in &a.stats {
+            same_moments(&format!("{cell} stats.{key}"), x, &b.stats[key]);
+        }
+        close(&format!("{cell}: ci95"), g.team_reward_ci95.unwrap(), w.team_reward_ci95.unwrap());
+        assert!(a.episodes > 0, "{cell}: no episodes");
+    }
+}
+
+fn path(dir: &Path, name: &str) -> String {
+    dir.join(name).to_str().unwrap().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("sweep.toml"), SWEEP).unwrap();
+    let sweep = path(d, "sweep.toml");
+    // The reference: every record, then the table and the cells they give.
+    coordinator(&["run", &sweep, "--out", &path(d, "records.jsonl"), "--quiet", "--threads", "2"]).await;
+    let records_table = coordinator(&["summary", &path(d, "records.jsonl"), "--out", &path(d, "reference.csv")]).await;
+    let reference = read_cells(&d.join("reference.csv")).unwrap();
+    assert_eq!(reference.len(), 7);
+    for g in ["bucket_brigade", "deception", "trolley", "cogsguard"] {
+        assert!(reference.iter().any(|c| c.game == g && c.aggregate.team_reward.count == 60), "{g}");
+    }
+    // Embedded, summary mode (Parquet), and its table read back from the file.
+    let ran = coordinator(&[
+        "run",
+        &sweep,
+        "--collect",
+        "summary",
+        "--out",
+        &path(d, "embedded.parquet"),
+        "--quiet",
+        "--threads",
+        "2",
+    ])
+    .await;
+    assert!(ran.contains("420 episodes summarised into 7 cells"), "{ran}");
+    let embedded = read_cells(&d.join("embedded.parquet")).unwrap();
+    let summary_id = &embedded[0].sweep;
+    assert_ne!(summary_id, &reference[0].sweep, "a summary sweep has its own id");
+    let with_id = |rows: &[CellRow]| -> Vec<CellRow> {
+        rows.iter().cloned().map(|r| CellRow { sweep: summary_id.clone(), ..r }).collect()
+    };
+    same_cells("embedded", &embedded, &with_id(&reference));
+    let embedded_table = coordinator(&["summary", &path(d, "embedded.parquet")]).await;
+    assert_eq!(embedded_table, records_table, "the summary table of the summary file");
+    // The fleet: one worker, `submit --collect summary --watch`.
+    let server = NatsServer::start();
+    let url = server.client_url();
+    coordinator(&["setup", "--nats-url", &url]).await;
+    let _worker = WorkerProcess::spawn(&["--nats-url", &url, "--metrics-listen", "127.0.0.1:0"], &[]);
+    let out = path(d, "fleet.jsonl");
+    let watched = coordinator(&[
+        "submit",
+        &sweep,
+        "--collect",
+        "summary",
+        "--watch",
+        "--out",
+        &out,
+        "--quiet",
+        "--nats-url",
+        &url,
+    ])
+    .await;
+    assert!(watched.contains("summarised into 7 cells"), "{watched}");
+    let fleet = read_cells(Path::new(&out)).unwrap();
+    same_cells("fleet", &fleet, &with_id(&reference));
+    assert_eq!(fleet, embedded, "the fleet's cells are the embedded run's, value for value");
+    assert_eq!(coordinator(&["summary", &out]).await, records_table);
+    // Each job's result is one aggregate: small on the stream.
+    let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
+    let info = js.get_stream(RESULTS_STREAM).await.unwrap().info().await.unwrap().state.clone();
+    let jobs = fleet.iter().map(|c| c.jobs).sum::<u64>();
+    assert_eq!(info.messages, jobs, "one result per job");
+    assert!(info.bytes / jobs < 2048, "{} bytes per summary result", info.bytes / jobs);
+}
