@@ -123,6 +123,18 @@ impl indexmap::Equivalent<(String, String, String)> for KeyRef<'_> {
     }
 }
 
+/// `x` with two decimals, after rounding it to 12 significant digits: a mean merged from job
+/// aggregates differs from the row-by-row mean in the last bits, and without this a value on a
+/// rounding edge (45.175) would print differently (45.17, 45.18) from records and summaries.
+fn two_decimals(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x:.2}");
+    }
+    let scale = 10f64.powi(11 - x.abs().log10().floor() as i32);
+    let rounded = (x * scale).round() / scale;
+    format!("{:.2}", if rounded.is_finite() { rounded } else { x })
+}
+
 /// The summary being accumulated.
 #[derive(Debug, Default)]
 pub struct Summary {
@@ -311,13 +323,13 @@ impl Summary {
                 scenario.clone(),
                 policy_set.clone(),
                 c.episodes.to_string(),
-                format!("{:.2}", c.mean()),
-                if c.ci95().is_nan() { "—".into() } else { format!("{:.2}", c.ci95()) },
+                two_decimals(c.mean()),
+                if c.ci95().is_nan() { "—".into() } else { two_decimals(c.ci95()) },
                 win,
                 outcomes,
-                format!("{:.2}", c.mean_length()),
-                format!("{:.2} ({})", c.team_reward.max, c.team_reward.max_seed),
-                format!("{:.2} ({})", c.team_reward.min, c.team_reward.min_seed),
+                two_decimals(c.mean_length()),
+                format!("{} ({})", two_decimals(c.team_reward.max), c.team_reward.max_seed),
+                format!("{} ({})", two_decimals(c.team_reward.min), c.team_reward.min_seed),
             ];
             if with_tokens {
                 row.push(c.tokens_per_episode().map_or_else(|| "—".into(), |t| format!("{t:.0}")));
@@ -352,6 +364,17 @@ mod tests {
         assert!(t.contains("75.0%"), "{t}");
         assert!(t.contains("success 75.0%, failure 25.0%"), "{t}");
         assert!(t.contains("4.00 (13)") && t.contains("1.00 (10)"), "best and worst with their seeds: {t}");
+    }
+
+    #[test]
+    fn values_on_a_rounding_edge_print_the_same_from_either_side() {
+        let edge = 45.175f64;
+        let (below, above) = (edge - 4.0 * f64::EPSILON * edge, edge + 4.0 * f64::EPSILON * edge);
+        assert_eq!((format!("{below:.2}"), format!("{above:.2}")), ("45.17".into(), "45.18".into()));
+        assert_eq!(two_decimals(below), two_decimals(above));
+        assert_eq!(two_decimals(-1234.5678), "-1234.57");
+        assert_eq!(two_decimals(1e-9), "0.00");
+        assert_eq!(two_decimals(0.0), "0.00");
     }
 
     #[test]

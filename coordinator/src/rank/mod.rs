@@ -10,7 +10,8 @@
 //!
 //! - [`section`]: the `[[rankings]]` sweep section and its expansion into cells.
 //! - [`teams`]: the seeded team draw and the team names.
-//! - [`model`]: the additive model, accumulated row by row and fitted in closed form.
+//! - [`model`]: the additive model, accumulated row by row (or a summary file's cell at a
+//!   time) and fitted in closed form.
 //! - [`solver`]: the small dense Cholesky solver of its normal equations.
 //! - [`table`]: the terminal table and the CSV output.
 
@@ -29,6 +30,7 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use indexmap::IndexMap;
 
+use crate::records::cells::CellRow;
 use crate::records::Row;
 use crate::sweep::Sweep;
 pub use model::{Fit, Model, PolicyFit};
@@ -91,51 +93,74 @@ impl Ranker {
         Ranker { membership, ..Ranker::default() }
     }
 
-    /// Adds one episode.
-    pub fn add(&mut self, row: &Row) {
+    /// Checks a row's sweep and engine version; false (with the error kept) when they do not fit.
+    fn admit(&mut self, sweep: &str, game: &str, engine_version: &str) -> bool {
         if self.error.is_some() {
-            return;
+            return false;
         }
         if let Some((id, _)) = &self.membership.sweep {
-            if *id != row.sweep {
+            if id != sweep {
                 self.error = Some(format!(
-                    "the records come from sweep {} but the sweep file is sweep {id}: pass the sweep file the \
-                     records were made from (or leave out --sweep to read teams from their names)",
-                    row.sweep
+                    "the records come from sweep {sweep} but the sweep file is sweep {id}: pass the sweep file the \
+                     records were made from (or leave out --sweep to read teams from their names)"
                 ));
-                return;
+                return false;
             }
         }
-        match self.versions.get(&row.game) {
-            Some(v) if *v != row.engine_version => {
+        match self.versions.get(game) {
+            Some(v) if v != engine_version => {
                 self.error = Some(format!(
-                    "the results mix engine versions of {}: {v} and {}; rank each version separately",
-                    row.game, row.engine_version
+                    "the results mix engine versions of {game}: {v} and {engine_version}; rank each version separately"
                 ));
-                return;
+                return false;
             }
             Some(_) => {}
             None => {
-                self.versions.insert(row.game.clone(), row.engine_version.clone());
+                self.versions.insert(game.to_string(), engine_version.to_string());
             }
         }
-        if !self.models.contains_key(&row.game) {
-            self.models.insert(row.game.clone(), Model::default());
+        if !self.models.contains_key(game) {
+            self.models.insert(game.to_string(), Model::default());
         }
-        let model = self.models.get_mut(&row.game).expect("inserted above");
+        true
+    }
+
+    /// The seats of `policy_set`, from the sweep file or its team name.
+    fn members<'a>(membership: &'a Membership, game: &str, policy_set: &'a str) -> Option<Vec<&'a str>> {
+        let from_sweep =
+            membership.sweep.as_ref().and_then(|(_, m)| m.get(&(game.to_string(), policy_set.to_string())));
+        match from_sweep {
+            Some(seats) => Some(seats.iter().map(String::as_str).collect()),
+            None => teams::members_of(policy_set),
+        }
+    }
+
+    /// Adds one episode.
+    pub fn add(&mut self, row: &Row) {
+        if !self.admit(&row.sweep, &row.game, &row.engine_version) {
+            return;
+        }
+        let model = self.models.get_mut(&row.game).expect("admitted");
         if model.knows_team(&row.policy_set) {
             model.add(&row.policy_set, None, &row.scenario, row.seed, row.team_reward);
             return;
         }
-        let from_sweep =
-            self.membership.sweep.as_ref().and_then(|(_, m)| m.get(&(row.game.clone(), row.policy_set.clone())));
-        let members: Option<Vec<&str>> = match from_sweep {
-            Some(seats) => Some(seats.iter().map(String::as_str).collect()),
-            None => teams::members_of(&row.policy_set),
-        };
-        match members {
+        match Ranker::members(&self.membership, &row.game, &row.policy_set) {
             Some(m) => model.add(&row.policy_set, Some(&m), &row.scenario, row.seed, row.team_reward),
             None => *self.skipped.entry(row.policy_set.clone()).or_default() += 1,
+        }
+    }
+
+    /// Adds one cell of a summary file (its team reward's count, sum and squared deviations).
+    pub fn add_cell(&mut self, row: &CellRow) {
+        if !self.admit(&row.sweep, &row.game, &row.engine_version) {
+            return;
+        }
+        let model = self.models.get_mut(&row.game).expect("admitted");
+        let reward = &row.aggregate.team_reward;
+        match Ranker::members(&self.membership, &row.game, &row.policy_set) {
+            Some(m) => model.add_aggregate(&row.policy_set, Some(&m), &row.scenario, reward),
+            None => *self.skipped.entry(row.policy_set.clone()).or_default() += reward.count,
         }
     }
 
@@ -163,8 +188,15 @@ pub fn rank(file: &Path, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Ve
         None => Membership::default(),
     };
     let mut ranker = Ranker::new(membership);
-    let cut = crate::records::for_each_row(file, |_, row| ranker.add(&row))
-        .with_context(|| format!("cannot read {}", file.display()))?;
+    let cut = if crate::records::cells::is_cell_file(file)? {
+        for row in crate::records::cells::read_cells(file)? {
+            ranker.add_cell(&row);
+        }
+        None
+    } else {
+        crate::records::for_each_row(file, |_, row| ranker.add(&row))
+            .with_context(|| format!("cannot read {}", file.display()))?
+    };
     if cut.is_some() {
         eprintln!("warning: {} ends with a partial record, which was skipped", file.display());
     }

@@ -13,9 +13,13 @@
 //!   effective degrees of freedom.
 //!
 //! Rows are accumulated one at a time into per-team and per-block sums, so memory grows with
-//! teams and blocks, never with episodes.
+//! teams and blocks, never with episodes. A cell aggregate (a summary file's row) adds its
+//! count, sum and squared deviations at once; it has no seeds, so a model with any aggregate
+//! uses scenario blocks and says that seed blocks were not available.
 
 use std::collections::HashMap;
+
+use simfleet::aggregate::Moments;
 
 use super::solver::{cholesky, inverse, solve};
 
@@ -46,6 +50,18 @@ impl BlockSums {
                 self.sx.resize(p + 1, 0.0);
             }
             self.sx[p] += c;
+        }
+    }
+
+    /// Adds `n` episodes of one team whose rewards sum to `sum`.
+    fn add_many(&mut self, counts: &[(usize, f64)], n: f64, sum: f64) {
+        self.n += n;
+        self.sy += sum;
+        for &(p, c) in counts {
+            if self.sx.len() <= p {
+                self.sx.resize(p + 1, 0.0);
+            }
+            self.sx[p] += c * n;
         }
     }
 }
@@ -97,6 +113,8 @@ pub struct Fit {
     pub blocks: usize,
     /// Whether blocks are (scenario, seed).
     pub seed_blocks: bool,
+    /// Whether the episodes' seeds were known (false when cell aggregates were fitted).
+    pub seeds_known: bool,
     /// Ridge λ.
     pub ridge: f64,
     /// Residual standard deviation of team reward.
@@ -115,6 +133,8 @@ pub struct Model {
     blocks: Vec<BlockSums>,
     block_index: HashMap<(u32, u64), usize>,
     syy: f64,
+    /// Whether a cell aggregate (no seeds) was added.
+    aggregated: bool,
 }
 
 impl Model {
@@ -123,40 +143,46 @@ impl Model {
         self.team_index.contains_key(name)
     }
 
+    /// The index of team `name`, created with `members` the first time.
+    fn team(&mut self, name: &str, members: Option<&[&str]>) -> usize {
+        if let Some(&t) = self.team_index.get(name) {
+            return t;
+        }
+        let mut counts: Vec<(usize, f64)> = Vec::new();
+        for m in members.unwrap_or_default() {
+            let p = match self.policy_index.get(*m) {
+                Some(&p) => p,
+                None => {
+                    self.policies.push(m.to_string());
+                    self.policy_index.insert(m.to_string(), self.policies.len() - 1);
+                    self.policies.len() - 1
+                }
+            };
+            match counts.iter_mut().find(|(q, _)| *q == p) {
+                Some((_, c)) => *c += 1.0,
+                None => counts.push((p, 1.0)),
+            }
+        }
+        self.teams.push(TeamSums { counts, ..TeamSums::default() });
+        self.team_index.insert(name.to_string(), self.teams.len() - 1);
+        self.teams.len() - 1
+    }
+
+    /// The index of `scenario`.
+    fn scenario(&mut self, scenario: &str) -> u32 {
+        if let Some(&s) = self.scenario_index.get(scenario) {
+            return s;
+        }
+        self.scenarios.push(BlockSums::default());
+        self.scenario_index.insert(scenario.to_string(), self.scenarios.len() as u32 - 1);
+        self.scenarios.len() as u32 - 1
+    }
+
     /// Adds one episode of team `name` (whose seats hold `members`, needed only the first time
     /// the team is seen) in `scenario` on `seed`.
     pub fn add(&mut self, name: &str, members: Option<&[&str]>, scenario: &str, seed: u64, team_reward: f64) {
-        let t = match self.team_index.get(name) {
-            Some(&t) => t,
-            None => {
-                let mut counts: Vec<(usize, f64)> = Vec::new();
-                for m in members.unwrap_or_default() {
-                    let p = match self.policy_index.get(*m) {
-                        Some(&p) => p,
-                        None => {
-                            self.policies.push(m.to_string());
-                            self.policy_index.insert(m.to_string(), self.policies.len() - 1);
-                            self.policies.len() - 1
-                        }
-                    };
-                    match counts.iter_mut().find(|(q, _)| *q == p) {
-                        Some((_, c)) => *c += 1.0,
-                        None => counts.push((p, 1.0)),
-                    }
-                }
-                self.teams.push(TeamSums { counts, ..TeamSums::default() });
-                self.team_index.insert(name.to_string(), self.teams.len() - 1);
-                self.teams.len() - 1
-            }
-        };
-        let s = match self.scenario_index.get(scenario) {
-            Some(&s) => s,
-            None => {
-                self.scenarios.push(BlockSums::default());
-                self.scenario_index.insert(scenario.to_string(), self.scenarios.len() as u32 - 1);
-                self.scenarios.len() as u32 - 1
-            }
-        };
+        let t = self.team(name, members);
+        let s = self.scenario(scenario);
         let b = *self.block_index.entry((s, seed)).or_insert_with(|| {
             self.blocks.push(BlockSums::default());
             self.blocks.len() - 1
@@ -169,6 +195,24 @@ impl Model {
         self.syy += team_reward * team_reward;
     }
 
+    /// Adds the episodes of team `name` in `scenario` summarised by `reward` (a cell aggregate's
+    /// team reward): their count, sum and sum of squares are all the fit needs of them, but
+    /// their seeds are unknown, so the model is blocked on scenarios.
+    pub fn add_aggregate(&mut self, name: &str, members: Option<&[&str]>, scenario: &str, reward: &Moments) {
+        if reward.count == 0 {
+            return;
+        }
+        let t = self.team(name, members);
+        let s = self.scenario(scenario);
+        let (n, sum) = (reward.count as f64, reward.sum());
+        let team = &mut self.teams[t];
+        team.n += n;
+        team.sy += sum;
+        self.scenarios[s as usize].add_many(&team.counts, n, sum);
+        self.syy += reward.m2 + n * reward.mean * reward.mean;
+        self.aggregated = true;
+    }
+
     /// Fits the model with ridge `lambda`; `None` with fewer than two policies or no episodes.
     pub fn fit(&self, game: &str, lambda: f64) -> Option<Fit> {
         let p = self.policies.len();
@@ -177,7 +221,7 @@ impl Model {
             return None;
         }
         // Pair on seeds when teams share them: on average at least two episodes per block.
-        let seed_blocks = n >= 2.0 * self.blocks.len() as f64;
+        let seed_blocks = !self.aggregated && n >= 2.0 * self.blocks.len() as f64;
         let blocks = if seed_blocks { &self.blocks } else { &self.scenarios };
         let mut xtx = vec![0.0; p * p];
         let mut xty = vec![0.0; p];
@@ -254,6 +298,7 @@ impl Model {
             scenarios: self.scenarios.len(),
             blocks: blocks.len(),
             seed_blocks,
+            seeds_known: !self.aggregated,
             ridge: lambda,
             residual_sd: sigma2.sqrt(),
         })

@@ -27,9 +27,15 @@ fn plain(x: f64) -> String {
 /// The heading line of one game's ranking: what was fitted on what.
 pub fn heading(fit: &Fit) -> String {
     let blocks = if fit.seed_blocks { "scenario × seed" } else { "scenario" };
+    let seeds = if fit.seeds_known {
+        ""
+    } else {
+        "; seed blocks not available (fitted on cell aggregates of a summary file: the records would pair teams on \
+         seeds, `coordinator records` regenerates them)"
+    };
     format!(
         "{}: {} episodes, {} teams, {} policies, {} scenario(s); fixed effects per {blocks} ({} blocks); ridge λ = {}; \
-         residual SD {:.2}",
+         residual SD {:.2}{seeds}",
         fit.game,
         fit.episodes,
         fit.teams,

@@ -36,6 +36,47 @@ fn planted_model(seeds: u64, shared_seeds: bool) -> Model {
     model
 }
 
+/// The same episodes as [`planted_model`] without shared seeds, but added as one aggregate per
+/// (team, scenario), as a summary file holds them.
+fn planted_aggregates(seeds: u64) -> Model {
+    let roster: Vec<String> = (0..6).map(|i| format!("p{i}")).collect();
+    let teams = generate(6, 4, 30, 11).unwrap();
+    let mut model = Model::default();
+    let mut noise = Stream::new(1234, 5);
+    for (s, scenario) in ["calm", "stormy?x=1"].iter().enumerate() {
+        for (ti, team) in teams.iter().enumerate() {
+            let members: Vec<&str> = team.iter().map(|&m| roster[m].as_str()).collect();
+            let name = team_name("team", ti + 1, teams.len(), &members);
+            let mut reward = simfleet::aggregate::Moments::default();
+            for i in 0..seeds {
+                let seed = (ti as u64 + 1) * 100_000 + i;
+                let seed_effect = 40.0 * (Stream::new(seed, 7 + s as u64).unit() - 0.5);
+                let skill: f64 = team.iter().map(|&m| PLANTED[m]).sum();
+                reward.add(100.0 + 200.0 * s as f64 + seed_effect + skill + 10.0 * normal(&mut noise), seed);
+            }
+            model.add_aggregate(&name, Some(&members), scenario, &reward);
+        }
+    }
+    model
+}
+
+#[test]
+fn rank_from_cell_aggregates_equals_rank_from_rows_blocked_on_scenarios() {
+    let rows = planted_model(150, false).fit("synthetic", DEFAULT_RIDGE).unwrap();
+    let cells = planted_aggregates(150);
+    check_recovers_planted(&cells, false);
+    let fit = cells.fit("synthetic", DEFAULT_RIDGE).unwrap();
+    assert!(rows.seeds_known && !fit.seeds_known, "a fit on aggregates says its seeds were unknown");
+    assert!(table::heading(&fit).contains("seed blocks not available"), "{}", table::heading(&fit));
+    assert_eq!((fit.episodes, fit.blocks), (rows.episodes, rows.blocks));
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0);
+    assert!(close(fit.residual_sd, rows.residual_sd), "{} vs {}", fit.residual_sd, rows.residual_sd);
+    for (a, b) in fit.policies.iter().zip(&rows.policies) {
+        assert_eq!(a.policy, b.policy);
+        assert!(close(a.contribution, b.contribution) && close(a.low, b.low) && close(a.high, b.high), "{a:?} {b:?}");
+    }
+}
+
 fn check_recovers_planted(model: &Model, seed_blocks: bool) {
     let fit = model.fit("synthetic", DEFAULT_RIDGE).unwrap();
     assert_eq!(fit.seed_blocks, seed_blocks);

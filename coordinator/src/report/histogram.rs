@@ -1,6 +1,8 @@
 //! Histograms for the report: bins fixed from a first pass over the file (the range of each
 //! (game, scenario)), so every policy set of a scenario is drawn on the same axis, and counts
-//! filled in a second pass. Memory is bins × cells, never episodes.
+//! filled in a second pass. Memory is bins × cells, never episodes. A summary file's cells
+//! bring their own counts, in the game's Prometheus buckets ([`Histogram::from_buckets`]): those
+//! bars have explicit edges of unequal widths and are drawn side by side.
 
 /// Bin edges: `count` bins of `width` from `low`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -73,12 +75,47 @@ pub struct Histogram {
     pub bins: Bins,
     /// One count per bin.
     pub counts: Vec<u64>,
+    /// Explicit bin edges (`counts.len() + 1`), when the bins are buckets of unequal widths.
+    pub edges: Option<Vec<f64>>,
 }
 
 impl Histogram {
     /// An empty histogram over `bins`.
     pub fn new(bins: Bins) -> Histogram {
-        Histogram { bins, counts: vec![0; bins.count] }
+        Histogram { bins, counts: vec![0; bins.count], edges: None }
+    }
+
+    /// The bars of a cell aggregate's bucket counts, from the first bucket with a value to the
+    /// last; the open ends (below the first bound, above the last) are closed at the cell's
+    /// smallest and largest value.
+    pub fn from_buckets(h: &simfleet::aggregate::Histogram, min: f64, max: f64) -> Histogram {
+        let n = h.counts.len();
+        let first = h.counts.iter().position(|c| *c > 0).unwrap_or(0);
+        let last = h.counts.iter().rposition(|c| *c > 0).unwrap_or(0);
+        let lower = |i: usize| if i == 0 { min } else { h.bounds[i - 1].max(min) };
+        let upper = |i: usize| if i + 1 == n { max } else { h.bounds[i].min(max) };
+        let mut edges: Vec<f64> = (first..=last).map(lower).collect();
+        edges.push(upper(last));
+        let counts = h.counts.get(first..=last).map_or_else(Vec::new, <[u64]>::to_vec);
+        let bins = Bins { low: edges[0], width: 1.0, count: counts.len().max(1), integer: false };
+        let counts = if counts.is_empty() { vec![0] } else { counts };
+        Histogram { bins, counts, edges: Some(edges) }
+    }
+
+    /// Lower and upper edge of bar `i`.
+    pub fn edges(&self, i: usize) -> (f64, f64) {
+        match &self.edges {
+            Some(e) if i + 1 < e.len() => (e[i], e[i + 1]),
+            _ => self.bins.edges(i),
+        }
+    }
+
+    /// The range the bars cover, as labels.
+    pub fn extent(&self) -> (f64, f64) {
+        match &self.edges {
+            Some(e) if e.len() >= 2 => (e[0], e[e.len() - 1]),
+            _ => self.bins.extent(),
+        }
     }
 
     /// Counts `x`.

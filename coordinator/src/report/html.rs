@@ -192,10 +192,15 @@ fn ranking_section(out: &mut String, c: &Collected) {
 }
 
 fn distributions_section(out: &mut String, c: &Collected) {
-    out.push_str(
+    let buckets = c.histograms.values().any(|h| h.reward.edges.is_some());
+    out.push_str(if buckets {
+        "<h2>Distributions</h2><p class=\"note\">Per cell, team reward (left) and episode length (right), from a \
+         summary file: each bar is one of the game's Prometheus buckets (unequal widths, drawn side by side), the \
+         outer ones closed at the cell's smallest and largest value. Hover a bar for its range and count.</p>"
+    } else {
         "<h2>Distributions</h2><p class=\"note\">Per cell, team reward (left) and episode length (right); every policy \
-         set of a scenario shares the same bins. Hover a bar for its range and count.</p>",
-    );
+         set of a scenario shares the same bins. Hover a bar for its range and count.</p>"
+    });
     for ((game, scenario), cells) in groups(c) {
         let _ = write!(out, "<h3>{} — {}</h3>", escape(game), escape(scenario));
         for &i in &cells {

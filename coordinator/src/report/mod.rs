@@ -72,8 +72,35 @@ pub struct Written {
     pub ranked: usize,
 }
 
+/// Gathers the page's contents from a summary file: the table and the ranking from the cells'
+/// aggregates, the histograms from their bucket counts.
+fn collect_cells(file: &Path, membership: Membership) -> anyhow::Result<Collected> {
+    let rows = crate::records::cells::read_cells(file)?;
+    let summary = crate::cell_table::summary_of(&rows)?;
+    let mut ranker = Ranker::new(membership);
+    let (mut sweeps, mut versions) = (IndexSet::new(), IndexMap::new());
+    let mut histograms = IndexMap::new();
+    for row in &rows {
+        sweeps.insert(row.sweep.clone());
+        versions.entry(row.game.clone()).or_insert_with(|| row.engine_version.clone());
+        ranker.add_cell(row);
+        let (a, h) = (&row.aggregate, &row.aggregate.histograms);
+        let hist = CellHistograms {
+            reward: Histogram::from_buckets(&h.team_reward, a.team_reward.min, a.team_reward.max),
+            length: Histogram::from_buckets(&h.length, a.length.min, a.length.max),
+        };
+        histograms.insert((row.game.clone(), row.scenario.clone(), row.policy_set.clone()), hist);
+    }
+    let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
+    let skipped = ranker.skipped;
+    Ok(Collected { file: file.display().to_string(), sweeps, versions, summary, histograms, ranking, skipped })
+}
+
 /// Reads `file` (twice) and gathers the page's contents.
 pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected> {
+    if crate::records::cells::is_cell_file(file)? {
+        return collect_cells(file, membership);
+    }
     let mut summary = Summary::default();
     let mut ranker = Ranker::new(membership);
     let mut sweeps = IndexSet::new();

@@ -62,7 +62,7 @@ fn panel(out: &mut String, x0: f64, hist: &Histogram, label: &str, mean: f64, co
     let base = top + plot_h;
     let max = hist.counts.iter().copied().max().unwrap_or(0).max(1) as f64;
     let total = hist.total().max(1) as f64;
-    let bar_w = w / hist.bins.count as f64;
+    let bar_w = w / hist.counts.len().max(1) as f64;
     let _ = write!(
         out,
         r##"<text x="{x0}" y="14" class="t">{} <tspan class="m">mean {}</tspan></text>"##,
@@ -74,7 +74,7 @@ fn panel(out: &mut String, x0: f64, hist: &Histogram, label: &str, mean: f64, co
             continue;
         }
         let bh = plot_h * c as f64 / max;
-        let (lo, hi) = hist.bins.edges(i);
+        let (lo, hi) = hist.edges(i);
         let _ = write!(
             out,
             r##"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"><title>[{}, {}): {c} episodes ({:.1}%)</title></rect>"##,
@@ -87,7 +87,7 @@ fn panel(out: &mut String, x0: f64, hist: &Histogram, label: &str, mean: f64, co
             100.0 * c as f64 / total
         );
     }
-    let (lo, hi) = hist.bins.extent();
+    let (lo, hi) = hist.extent();
     let _ = write!(
         out,
         r##"<line x1="{x0}" y1="{base}" x2="{}" y2="{base}" class="ax"/><text x="{x0}" y="{}" class="s">{}</text><text x="{}" y="{}" class="s" text-anchor="end">{}</text><text x="{x0}" y="{}" class="s">max bar {:.1}% of episodes</text>"##,

@@ -61,6 +61,33 @@ fn the_report_has_one_chart_per_cell_and_no_external_references() {
 }
 
 #[test]
+fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = dir.path().join("r.toml");
+    std::fs::write(&sweep, SWEEP).unwrap();
+    let (records, cells) = (dir.path().join("r.jsonl"), dir.path().join("r.cells.csv"));
+    crate::embedded::play(&sweep, &records, Some(2), false, None).unwrap();
+    crate::embedded::play(&sweep, &cells, Some(2), false, Some(simfleet::protocol::Collect::Summary)).unwrap();
+    let (from_records, from_cells) =
+        (collect(&records, Default::default()).unwrap(), collect(&cells, Default::default()).unwrap());
+    assert_eq!(from_cells.summary.table(), from_records.summary.table());
+    assert_eq!(from_cells.histograms.len(), 1 + 2 * 5);
+    for (key, h) in &from_cells.histograms {
+        assert_eq!((h.reward.total(), h.length.total()), (60, 60), "{key:?}: every episode in a bucket");
+        let (lo, hi) = h.reward.extent();
+        let c = &from_cells.summary.cells[key];
+        assert_eq!((lo, hi), (c.team_reward.min, c.team_reward.max), "{key:?}: bars span the cell's range");
+    }
+    assert_eq!(from_cells.ranking.len(), 1, "the teams are ranked from their cells");
+    assert!(from_records.ranking[0].seeds_known && !from_cells.ranking[0].seeds_known);
+    let out = dir.path().join("cells.html");
+    let written = report(&cells, None, &out).unwrap();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!((written.cells, written.episodes, written.ranked), (11, 660, 1));
+    assert!(html.contains("Prometheus buckets") && html.contains("seed blocks not available"), "says what it drew");
+}
+
+#[test]
 fn a_report_without_teams_has_no_ranking_section() {
     let dir = tempfile::tempdir().unwrap();
     let sweep = dir.path().join("plain.toml");
