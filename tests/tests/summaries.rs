@@ -159,6 +159,11 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     same_cells("fleet", &fleet, &with_id(&reference));
     assert_eq!(fleet, embedded, "the fleet's cells are the embedded run's, value for value");
     assert_eq!(coordinator(&["summary", &out]).await, records_table);
+    // `results` exports the summary sweep again from the stream: the same cells.
+    let again = path(d, "again.msgpack");
+    let exported = coordinator(&["results", summary_id, "--out", &again, "--quiet", "--nats-url", &url]).await;
+    assert!(exported.contains("7 cell summaries written"), "{exported}");
+    assert_eq!(read_cells(Path::new(&again)).unwrap(), fleet);
     // Each job's result is one aggregate: small on the stream.
     let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
     let info = js.get_stream(RESULTS_STREAM).await.unwrap().info().await.unwrap().state.clone();

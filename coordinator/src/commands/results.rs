@@ -37,6 +37,9 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
             report.failures.len(),
             report.duplicates
         );
+        if let Some((path, rows)) = &report.cells {
+            println!("{id}: {rows} cell summaries written to {}", path.display());
+        }
         print_failures(&report.failures);
         Ok(ExitCode::SUCCESS)
     })

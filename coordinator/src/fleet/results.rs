@@ -1,17 +1,19 @@
 //! `coordinator results ID --out FILE`: exports a sweep again from the results stream, whatever
 //! any `watch` did: every result the stream still holds (it keeps them for its max age), each
-//! job once, in the order the results arrived.
+//! job once, in the order the results arrived. A sweep whose cells collect summaries gets its
+//! summary file, merged per cell in job order ([`crate::cell_table`]).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use indicatif::ProgressBar;
-use simfleet::protocol::JobResult;
+use simfleet::protocol::{Collect, JobResult};
 use simfleet::topology::result_subject;
 use simfleet::GameKind;
 
 use super::failures::FailedJob;
 use super::{scan, Fleet};
+use crate::cell_table::CellTable;
 use crate::records::RecordWriter;
 use crate::sweep::Sweep;
 
@@ -28,6 +30,8 @@ pub struct ExportReport {
     pub duplicates: u64,
     /// Jobs in the sweep, when its KV entry is still there.
     pub jobs_total: Option<u64>,
+    /// Where the summary file went and its rows, when cells collected summaries.
+    pub cells: Option<(std::path::PathBuf, usize)>,
 }
 
 /// Writes every result of sweep `id` in the results stream to `out`.
@@ -43,7 +47,8 @@ pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> a
         bar.set_length(s.episode_count());
     }
     let mut seen = BTreeSet::new();
-    let mut failed = None;
+    let mut failed: Option<anyhow::Error> = None;
+    let mut table = sweep.as_ref().filter(|s| s.collects_summaries()).map(CellTable::new);
     scan::for_each_header(&fleet.topology.results, &result_subject(id), false, |msg| {
         if failed.is_some() {
             return;
@@ -59,6 +64,14 @@ pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> a
             report.duplicates += 1;
             return;
         }
+        if let (Some(t), Some(s)) = (table.as_mut(), sweep.as_ref()) {
+            if let Err(e) = t.accept(s, &result) {
+                failed = Some(e);
+                return;
+            }
+        } else if result.summary.is_some() {
+            tracing::warn!(index = result.index, "a summary result of a sweep whose definition is gone; skipped");
+        }
         match &result.error {
             Some(e) => report.failures.push(FailedJob {
                 job: result.index,
@@ -66,21 +79,31 @@ pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> a
                 error: e.to_string(),
             }),
             None => {
-                if let Err(e) = writer.write_result(&result) {
-                    failed = Some(e);
-                    return;
+                let records_cell =
+                    sweep.as_ref().and_then(|s| s.cell_of(result.index)).is_none_or(|c| c.collect == Collect::Records);
+                if records_cell {
+                    if let Err(e) = writer.write_result(&result) {
+                        failed = Some(e.into());
+                        return;
+                    }
+                    report.records += result.records.len() as u64;
                 }
                 report.jobs += 1;
-                report.records += result.records.len() as u64;
-                bar.inc(result.records.len() as u64);
+                bar.inc(result.episodes());
             }
         }
     })
     .await?;
     if let Some(e) = failed {
-        return Err(e.into());
+        return Err(e);
     }
     writer.finish()?;
+    if let (Some(t), Some(s)) = (table, sweep.as_ref()) {
+        let rows = t.rows()?;
+        let path = crate::cell_table::summary_path(s, out);
+        crate::records::cells::write_cells(&path, &rows)?;
+        report.cells = Some((path, rows.len()));
+    }
     bar.finish_and_clear();
     report.failures.sort_by_key(|f| f.job);
     Ok(report)
