@@ -171,3 +171,108 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     assert_eq!(info.messages, jobs, "one result per job");
     assert!(info.bytes / jobs < 2048, "{} bytes per summary result", info.bytes / jobs);
 }
+
+/// The lines of `text` whose JSON row is of (`scenario`, `policy_set`) with a seed in `seeds`.
+fn rows_of(text: &str, scenario: &str, policy_set: &str, seeds: std::ops::Range<u64>) -> Vec<String> {
+    text.lines()
+        .filter(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            v["scenario"] == scenario && v["policy_set"] == policy_set && seeds.contains(&v["seed"].as_u64().unwrap())
+        })
+        .map(String::from)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_on_demand_are_the_records_mode_rows_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // A summary sweep file: `records` plays its rows as the records-mode run places them.
+    std::fs::write(
+        d.join("sweep.toml"),
+        SWEEP.replace("episodes_per_job = 25", "episodes_per_job = 25\ncollect = \"summary\""),
+    )
+    .unwrap();
+    let sweep = path(d, "sweep.toml");
+    coordinator(&["run", &sweep, "--collect", "records", "--out", &path(d, "all.jsonl"), "--quiet"]).await;
+    coordinator(&["run", &sweep, "--collect", "records", "--out", &path(d, "all.csv"), "--quiet"]).await;
+    let all = std::fs::read_to_string(d.join("all.jsonl")).unwrap();
+    // Seeds 12..41 of one cell cross two of its jobs (25 episodes each from seed 5).
+    let said = coordinator(&[
+        "records",
+        &sweep,
+        "--scenario",
+        "hard",
+        "--policy-set",
+        "mixed",
+        "--seeds",
+        "12..41",
+        "--out",
+        &path(d, "some.jsonl"),
+    ])
+    .await;
+    assert!(said.starts_with("29 records of bucket_brigade / hard / mixed"), "{said}");
+    let got: Vec<String> = std::fs::read_to_string(d.join("some.jsonl")).unwrap().lines().map(String::from).collect();
+    assert_eq!(got, rows_of(&all, "hard", "mixed", 12..41));
+    // CSV: the header and the rows of the whole cell, byte for byte.
+    coordinator(&[
+        "records",
+        &sweep,
+        "--scenario",
+        "classic_5p1i",
+        "--policy-set",
+        "heuristic",
+        "--seeds",
+        "5..=64",
+        "--out",
+        &path(d, "cell.csv"),
+    ])
+    .await;
+    let all_csv = std::fs::read_to_string(d.join("all.csv")).unwrap();
+    let cell_csv = std::fs::read_to_string(d.join("cell.csv")).unwrap();
+    let mut lines = cell_csv.lines();
+    assert_eq!(lines.next(), all_csv.lines().next(), "the same header");
+    let rows: Vec<&str> = lines.collect();
+    assert_eq!(rows.len(), 60);
+    let wanted: Vec<&str> = all_csv.lines().filter(|l| l.contains(",classic_5p1i,heuristic,")).collect();
+    assert_eq!(rows, wanted);
+    // The best episode a summary names is one command away.
+    coordinator(&["run", &sweep, "--out", &path(d, "cells.jsonl"), "--quiet"]).await;
+    let cells = read_cells(&d.join("cells.jsonl")).unwrap();
+    let trolley = cells.iter().find(|c| c.game == "trolley").unwrap();
+    let best = trolley.team_reward_max_seed.to_string();
+    coordinator(&[
+        "records",
+        &sweep,
+        "--scenario",
+        "balanced_5p",
+        "--policy-set",
+        "persuadable",
+        "--seeds",
+        &best,
+        "--out",
+        &path(d, "best.jsonl"),
+    ])
+    .await;
+    let row: serde_json::Value =
+        serde_json::from_str(std::fs::read_to_string(d.join("best.jsonl")).unwrap().trim()).unwrap();
+    assert_eq!(row["team_reward"].as_f64(), Some(trolley.team_reward_max));
+    // Seeds outside the sweep are refused with the sweep's range.
+    let mut c = CoordinatorProcess::spawn(
+        &[
+            "records",
+            &sweep,
+            "--scenario",
+            "hard",
+            "--policy-set",
+            "mixed",
+            "--seeds",
+            "60..70",
+            "--out",
+            &path(d, "x.csv"),
+        ],
+        &[],
+    );
+    assert_eq!(c.wait_exit(TIMEOUT).await.code(), Some(2));
+    assert!(c.stderr().join("\n").contains("are not all in the sweep's seeds 5..65"), "{:?}", c.stderr());
+}

@@ -12,6 +12,7 @@ pub mod arena;
 pub mod cancel;
 pub mod list;
 pub mod rank;
+pub mod records;
 pub mod replay;
 pub mod report;
 pub mod results;

@@ -57,19 +57,7 @@ pub fn replay(
     records: Option<&Path>,
 ) -> anyhow::Result<String> {
     let sweep = Sweep::load(sweep_path)?;
-    let cells = sweep.find_cell(game, scenario, policy_set);
-    let cell = match cells.as_slice() {
-        [c] => *c,
-        [] => {
-            let known: Vec<String> =
-                sweep.cells.iter().map(|c| format!("{} / {} / {}", c.game, c.scenario, c.policy_set.name)).collect();
-            bail!(
-                "the sweep has no cell with scenario {scenario:?} and policy set {policy_set:?}; its cells (game / scenario / policy set):\n  {}",
-                known.join("\n  ")
-            )
-        }
-        _ => bail!("several games have scenario {scenario:?} and policy set {policy_set:?}: add --game"),
-    };
+    let cell = one_cell(&sweep, game, scenario, policy_set)?;
     let job = Job {
         protocol_version: simfleet::PROTOCOL_VERSION,
         sweep: sweep.id.clone(),
@@ -95,6 +83,29 @@ pub fn replay(
         bail!("the episode could not be played: {e}");
     }
     result.replays.and_then(|mut r| r.pop()).context("the engine returned no replay")
+}
+
+/// The one cell of `sweep` with `scenario` and `policy_set` (and `game`), or an error that lists
+/// the cells.
+pub(crate) fn one_cell<'a>(
+    sweep: &'a Sweep,
+    game: Option<GameKind>,
+    scenario: &str,
+    policy_set: &str,
+) -> anyhow::Result<&'a crate::sweep::Cell> {
+    let cells = sweep.find_cell(game, scenario, policy_set);
+    match cells.as_slice() {
+        [c] => Ok(*c),
+        [] => {
+            let known: Vec<String> =
+                sweep.cells.iter().map(|c| format!("{} / {} / {}", c.game, c.scenario, c.policy_set.name)).collect();
+            bail!(
+                "the sweep has no cell with scenario {scenario:?} and policy set {policy_set:?}; its cells (game / scenario / policy set):\n  {}",
+                known.join("\n  ")
+            )
+        }
+        _ => bail!("several games have scenario {scenario:?} and policy set {policy_set:?}: add --game"),
+    }
 }
 
 /// Writes `text` to `out`, or to stdout when `out` is `None`.
