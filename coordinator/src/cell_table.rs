@@ -86,7 +86,7 @@ impl CellTable {
             slot.engine_version.clone_from(&result.engine_version);
         }
         let aggregate = match &result.summary {
-            Some(a) => a.clone(),
+            Some(a) => (**a).clone(),
             None => CellAggregate::of_records(slot.game, &result.records),
         };
         slot.put(result.index, Some(aggregate))

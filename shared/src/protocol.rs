@@ -285,7 +285,7 @@ pub struct JobResult {
     /// The aggregate of the job's episodes, when the job collected a summary. Not written when
     /// absent, so a records result encodes as it did before the field existed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub summary: Option<CellAggregate>,
+    pub summary: Option<Box<CellAggregate>>,
     /// Set when the job failed; then `records` is empty and `summary` absent.
     pub error: Option<JobError>,
 }

@@ -34,7 +34,7 @@ pub fn summarize(mut result: JobResult) -> JobResult {
         return result;
     }
     let Ok(game) = result.game.parse::<GameKind>() else { return result };
-    result.summary = Some(CellAggregate::of_records(game, &result.records));
+    result.summary = Some(Box::new(CellAggregate::of_records(game, &result.records)));
     result.records = Vec::new();
     result.replays = None;
     result

@@ -102,7 +102,7 @@ fn a_summary_result_carries_the_aggregate_and_round_trips() {
     let s = summarize(r);
     assert!(s.records.is_empty());
     assert_eq!(s.episodes(), 30);
-    assert_eq!(s.summary.as_ref(), Some(&expected));
+    assert_eq!(s.summary.as_deref(), Some(&expected));
     let back: JobResult = crate::protocol::decode(&crate::protocol::encode(&s)).unwrap();
     assert_eq!(back, s);
     assert_eq!(crate::protocol::encode(&s), rmp_serde::to_vec_named(&s).unwrap());

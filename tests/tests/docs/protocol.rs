@@ -99,7 +99,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         elapsed_seconds: 0.1,
         replays: None,
         records: vec![record.clone()],
-        summary: Some(CellAggregate::of_records(simfleet::GameKind::BucketBrigade, [&record])),
+        summary: Some(Box::new(CellAggregate::of_records(simfleet::GameKind::BucketBrigade, [&record]))),
         error: None,
     };
     let entry = SweepEntry {
