@@ -104,6 +104,10 @@ pub struct Cell {
     pub policy_set: PolicySet,
     /// Episodes per job.
     pub episodes_per_job: u64,
+    /// Whether `episodes_per_job` was written in the file (else it is the default for the game
+    /// and the collect mode, [`default_episodes_per_job`]).
+    #[serde(skip)]
+    pub explicit_episodes_per_job: bool,
     /// What its jobs' results carry. Left out of the canonical form when `records`, so the ids
     /// of sweeps written before the setting existed do not change.
     #[serde(skip_serializing_if = "Collect::is_records")]
@@ -117,6 +121,32 @@ impl Cell {
     /// Number of jobs of this cell.
     pub fn jobs(&self, seeds: SeedRange) -> u64 {
         seeds.count.div_ceil(self.episodes_per_job)
+    }
+}
+
+/// How many times the records-mode default episodes per job a summary job carries, per game:
+/// about one second of play on one core (docs/sweeps.md, "Episodes per job"). The records-mode
+/// defaults are sized to 10–250 ms of playing, encoding and publishing each episode's record
+/// (BENCHMARKS.md, "Sizing inputs"); a summary job publishes one small aggregate, so its
+/// episodes cost only their play, and one second of them amortises the per-message cost of the
+/// fleet a hundredfold. A constant, not a calibration, so that the expansion and the sweep id
+/// are the same on every machine.
+pub fn summary_scale(game: GameKind) -> u64 {
+    match game {
+        GameKind::BucketBrigade => 100,
+        GameKind::Deception => 50,
+        GameKind::Cogsguard => 4,
+        GameKind::Trolley => 50,
+    }
+}
+
+/// Episodes per job when the file does not say: the game's default for its scenario, times
+/// [`summary_scale`] when the cell collects summaries.
+pub fn default_episodes_per_job(game: GameKind, scenario: &Spec, collect: Collect) -> u64 {
+    let records = game.default_episodes_per_job(scenario);
+    match collect {
+        Collect::Records => records,
+        Collect::Summary => records.saturating_mul(summary_scale(game)),
     }
 }
 
@@ -268,12 +298,14 @@ impl Sweep {
                         let (span, field) = locate(&e, &sfield, scenario.span(), &pfield, seats);
                         return Err(err(Some(span), Some(field), e.to_string()));
                     }
-                    let episodes_per_job = cell_epj.unwrap_or_else(|| game.default_episodes_per_job(&spec));
+                    let episodes_per_job =
+                        cell_epj.unwrap_or_else(|| default_episodes_per_job(game, &spec, cell_collect));
                     let cell = Cell {
                         game,
                         scenario: scenario.get_ref().clone(),
                         policy_set,
                         episodes_per_job,
+                        explicit_episodes_per_job: cell_epj.is_some(),
                         collect: cell_collect,
                         first_job: next_job,
                     };
@@ -292,13 +324,15 @@ impl Sweep {
                 }
                 seen.insert(key, line_of(text, rc.span));
                 let spec = Spec::parse(&rc.scenario).map_err(|e| err(None, None, e.message))?;
+                let explicit = rc.episodes_per_job.or(sweep_epj);
                 let episodes_per_job =
-                    rc.episodes_per_job.or(sweep_epj).unwrap_or_else(|| rc.game.default_episodes_per_job(&spec));
+                    explicit.unwrap_or_else(|| default_episodes_per_job(rc.game, &spec, sweep_collect));
                 let cell = Cell {
                     game: rc.game,
                     scenario: rc.scenario,
                     policy_set: rc.policy_set,
                     episodes_per_job,
+                    explicit_episodes_per_job: explicit.is_some(),
                     collect: sweep_collect,
                     first_job: next_job,
                 };
@@ -319,13 +353,22 @@ impl Sweep {
         self.id = format!("{}-{hex}", slug(&self.name));
     }
 
-    /// The sweep with every cell collecting `collect` (`--collect`), and its id for that: a
-    /// summary sweep is another sweep than the records sweep of the same file. `None` keeps it.
+    /// The sweep with every cell collecting `collect` (`--collect`), its jobs sized for that
+    /// where the file leaves `episodes_per_job` to the default, and its id for that: the same
+    /// sweep as a file saying `collect = …` at the top. `None` keeps it as it is.
     pub fn with_collect(mut self, collect: Option<Collect>) -> Sweep {
         if let Some(collect) = collect {
             self.collect_override = Some(collect);
+            let mut next_job = 0;
             for c in &mut self.cells {
                 c.collect = collect;
+                if !c.explicit_episodes_per_job {
+                    // The scenario parsed when the file was read.
+                    let spec = Spec::parse(&c.scenario).expect("a validated scenario parses");
+                    c.episodes_per_job = default_episodes_per_job(c.game, &spec, collect);
+                }
+                c.first_job = next_job;
+                next_job += c.jobs(self.seeds);
             }
             self.set_id();
         }

@@ -140,3 +140,25 @@ fn a_bad_collect_names_file_line_and_field() {
     let e = error_of(&GOOD.replace("[cells.policy_sets]", "collect = \"all\"\n[cells.policy_sets]"));
     assert_eq!((e.line, e.field.as_deref()), (Some(9), Some("cells[0].collect")), "{e}");
 }
+
+#[test]
+fn summary_jobs_default_to_about_a_second_and_an_explicit_size_still_wins() {
+    let defaults = GOOD.replace("episodes_per_job = 10\n", "").replace("count = 25", "count = 1000000");
+    let records = Sweep::parse(&defaults, "r.toml").unwrap();
+    let summary = Sweep::parse(&defaults.replace("[[cells]]", "collect = \"summary\"\n\n[[cells]]"), "s.toml").unwrap();
+    let bb = GameKind::BucketBrigade;
+    for (r, s) in records.cells.iter().zip(&summary.cells) {
+        assert_eq!(r.episodes_per_job, bb.default_episodes_per_job(&Spec::parse(&r.scenario).unwrap()));
+        assert_eq!(s.episodes_per_job, r.episodes_per_job * summary_scale(bb));
+    }
+    assert_eq!(summary.job_count() * summary_scale(bb), records.job_count());
+    assert_eq!(summary.episode_count(), records.episode_count());
+    let overridden = records.clone().with_collect(Some(Collect::Summary));
+    assert_eq!(overridden.id, summary.id, "--collect summary sizes the jobs as the file saying so");
+    assert_eq!(overridden.jobs().collect::<Vec<_>>(), summary.jobs().collect::<Vec<_>>());
+    let back = overridden.with_collect(Some(Collect::Records));
+    assert_eq!((back.id.as_str(), back.job_count()), (records.id.as_str(), records.job_count()));
+    // A size written in the file stays, whatever the collect mode.
+    let explicit = Sweep::parse(GOOD, "g.toml").unwrap().with_collect(Some(Collect::Summary));
+    assert!(explicit.cells.iter().all(|c| c.episodes_per_job == 10 && c.explicit_episodes_per_job));
+}
