@@ -15,6 +15,7 @@
 //!   job; [`histograms`]: the per-episode histograms as exact bucket counts; [`llm_metrics`]:
 //!   counting model calls as they happen.
 //! - [`server`]: `/metrics`, `/healthz`, `/readyz`.
+//! - `free_play`: the bench-only mode of `scripts/bench-scale` (`SIMFLEET_BENCH_FREE_PLAY=1`).
 //! - [`WorkerError`]: what stops the worker.
 //!
 //! ```no_run
@@ -35,6 +36,7 @@ use tokio::sync::Semaphore;
 mod cancellation;
 pub mod cli;
 mod error;
+mod free_play;
 pub mod histograms;
 mod intake;
 mod job;
@@ -97,7 +99,14 @@ pub async fn run(
         })
         .collect();
     let metrics = Arc::new(job_metrics::JobMetrics::with_llm(llm_metrics));
-    let play = player::PlayContext { env: env.clone(), metrics: Arc::clone(&metrics), client: js.client() };
+    let free_play = free_play::FreePlay::from_env();
+    if free_play.is_some() {
+        tracing::warn!(
+            "{}=1: bench-only free play; results repeat each cell's first episodes and are not the episodes' own",
+            free_play::FREE_PLAY_ENV
+        );
+    }
+    let play = player::PlayContext { env: env.clone(), metrics: Arc::clone(&metrics), client: js.client(), free_play };
     let players = player::Players::start(settings.concurrency, settings.llm_concurrency, Arc::new(play), llm_envs)
         .map_err(WorkerError::Threads)?;
     let jobs = job::JobContext {

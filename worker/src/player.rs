@@ -60,6 +60,18 @@ pub(crate) struct PlayContext {
     pub(crate) metrics: Arc<JobMetrics>,
     /// For the server's `max_payload`.
     pub(crate) client: async_nats::Client,
+    /// Bench-only free play ([`crate::free_play`]), when on.
+    pub(crate) free_play: Option<crate::free_play::FreePlay>,
+}
+
+impl PlayContext {
+    /// Plays `job` (or answers it from the free-play cache in a benchmark).
+    fn play(&self, job: &Job) -> JobResult {
+        match &self.free_play {
+            Some(free) => free.play(job, &self.env),
+            None => simfleet::run_job(job, &self.env),
+        }
+    }
 }
 
 struct Ticket {
@@ -183,12 +195,11 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
         let job = &ticket.job;
         // `run_job` turns engine panics into error results itself; this catches the rest, so a
         // bug cannot take a play thread away.
-        let encoded = catch_unwind(AssertUnwindSafe(|| finish(ctx, job, simfleet::run_job(job, &ctx.env))))
-            .unwrap_or_else(|panic| {
-                let why = simfleet::runner::panic_message(&panic);
-                let error = JobError::new(JobErrorKind::EnginePanic, format!("the worker panicked: {why}"));
-                Encoded::new(&JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error))
-            });
+        let encoded = catch_unwind(AssertUnwindSafe(|| finish(ctx, job, ctx.play(job)))).unwrap_or_else(|panic| {
+            let why = simfleet::runner::panic_message(&panic);
+            let error = JobError::new(JobErrorKind::EnginePanic, format!("the worker panicked: {why}"));
+            Encoded::new(&JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error))
+        });
         // The task is gone only if it gave the job back at shutdown.
         let _ = ticket.done.send(encoded);
     }

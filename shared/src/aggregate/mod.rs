@@ -28,9 +28,10 @@ pub enum AggregateError {
 }
 
 /// A played job's result as a summary result: its records replaced by their aggregate (in
-/// `summary`). A failed result, or one of a game this build does not know, is returned as it is.
+/// `summary`). A failed result, one of a game this build does not know, or one that is a summary
+/// already is returned as it is.
 pub fn summarize(mut result: JobResult) -> JobResult {
-    if result.error.is_some() {
+    if result.error.is_some() || result.summary.is_some() {
         return result;
     }
     let Ok(game) = result.game.parse::<GameKind>() else { return result };
