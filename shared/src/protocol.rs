@@ -533,6 +533,29 @@ mod tests {
     }
 
     #[test]
+    fn records_mode_jobs_and_results_are_what_older_peers_read_and_write() {
+        // A records job and a records result write no `collect` and no `summary` key: their
+        // bytes are those of the protocol before summaries existed.
+        let keys = |bytes: &[u8]| -> Vec<String> {
+            let v: serde_json::Value = rmp_serde::from_slice(bytes).unwrap();
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        let job = sample_job();
+        assert!(!keys(&encode(&job)).contains(&"collect".to_string()));
+        let mut result = JobResult::empty("w", job.sweep.clone(), 7, Some(&job));
+        result.records = vec![sample_record()];
+        assert_eq!(keys(&encode(&result)).len(), 12, "the twelve fields of version 1");
+        // And what an older coordinator sends, without those keys, reads as records mode.
+        let mut old: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_value(serde_json::to_value(&job).unwrap()).unwrap();
+        old.remove("collect");
+        let back: Job = decode(&rmp_serde::to_vec_named(&old).unwrap()).unwrap();
+        assert_eq!(back.collect, Collect::Records);
+        let summary = Job { collect: Collect::Summary, ..job };
+        assert_eq!(decode::<Job>(&encode(&summary)).unwrap().collect, Collect::Summary);
+    }
+
+    #[test]
     fn record_encoding_is_stable() {
         // Same value, same bytes: the determinism contract is stated on encoded records.
         assert_eq!(encode(&sample_record()), encode(&sample_record()));

@@ -8,6 +8,7 @@ use std::time::Duration;
 use coordinator::records::cells::{read_cells, CellRow};
 use simfleet::aggregate::Moments;
 use simfleet::topology::RESULTS_STREAM;
+use simfleet_tests::scrape::{http_get, metric_sum};
 use simfleet_tests::{CoordinatorProcess, NatsServer, WorkerProcess};
 
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -139,7 +140,7 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     let server = NatsServer::start();
     let url = server.client_url();
     coordinator(&["setup", "--nats-url", &url]).await;
-    let _worker = WorkerProcess::spawn(&["--nats-url", &url, "--metrics-listen", "127.0.0.1:0"], &[]);
+    let worker = WorkerProcess::spawn(&["--nats-url", &url, "--metrics-listen", "127.0.0.1:0"], &[]);
     let out = path(d, "fleet.jsonl");
     let watched = coordinator(&[
         "submit",
@@ -159,6 +160,21 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     same_cells("fleet", &fleet, &with_id(&reference));
     assert_eq!(fleet, embedded, "the fleet's cells are the embedded run's, value for value");
     assert_eq!(coordinator(&["summary", &out]).await, records_table);
+    // The worker's Prometheus counts stay exact: counted from the records before aggregating.
+    let (code, metrics) = http_get(worker.metrics_addr(TIMEOUT).await, "/metrics").await.unwrap();
+    assert_eq!(code, 200);
+    assert_eq!(metric_sum(&metrics, "simfleet_episodes_total", &[]), Some(420.0), "episodes by outcome");
+    let bb = "simfleet_bucket_brigade_episode_team_reward_count";
+    assert_eq!(metric_sum(&metrics, bb, &[("scenario", "hard"), ("policy_set", "mixed")]), Some(60.0));
+    let histogram = &fleet.iter().find(|c| c.game == "bucket_brigade").unwrap().aggregate.histograms.team_reward;
+    let le = histogram.bounds[5].to_string();
+    let cumulative: u64 = histogram.counts[..=5].iter().sum();
+    let scraped = metric_sum(
+        &metrics,
+        "simfleet_bucket_brigade_episode_team_reward_bucket",
+        &[("scenario", "default"), ("policy_set", "firefighters"), ("le", &le)],
+    );
+    assert_eq!(scraped, Some(cumulative as f64), "the aggregate's buckets are the worker's histogram's (le={le})");
     // `results` exports the summary sweep again from the stream: the same cells.
     let again = path(d, "again.msgpack");
     let exported = coordinator(&["results", summary_id, "--out", &again, "--quiet", "--nats-url", &url]).await;

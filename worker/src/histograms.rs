@@ -36,7 +36,8 @@ impl Tally {
 
     /// Counts `value`: into the first bucket whose upper bound is at least `value`.
     pub fn record(&mut self, bounds: &[f64], value: f64) {
-        self.buckets[bounds.partition_point(|b| *b < value)] += 1;
+        // The library's rule, so a summary result's bucket counts are these.
+        self.buckets[simfleet::aggregate::bucket_of(bounds, value)] += 1;
         self.sum += value;
         self.count += 1;
     }

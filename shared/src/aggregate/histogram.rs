@@ -5,6 +5,13 @@ use serde::{Deserialize, Serialize};
 
 use super::AggregateError;
 
+/// The bucket of `value` among `bounds` (strictly increasing upper bounds; `bounds.len()` is
+/// `+Inf`): the first whose bound is at least the value. The one rule of every histogram of the
+/// project, the worker's Prometheus histograms included.
+pub fn bucket_of(bounds: &[f64], value: f64) -> usize {
+    bounds.partition_point(|b| *b < value)
+}
+
 /// Counts per bucket, not cumulative: `counts[i]` counts values in `(bounds[i−1], bounds[i]]`,
 /// the last slot those above every bound (`+Inf`). A value goes to the first bucket whose upper
 /// bound is at least the value, the rule of the worker's exact histograms, so the counts of a
@@ -25,7 +32,7 @@ impl Histogram {
 
     /// Counts `value`.
     pub fn record(&mut self, value: f64) {
-        self.counts[self.bounds.partition_point(|b| *b < value)] += 1;
+        self.counts[bucket_of(&self.bounds, value)] += 1;
     }
 
     /// Adds `other`'s counts; its bounds must be these.

@@ -13,7 +13,7 @@ mod histogram;
 mod moments;
 
 pub use cell::{llm_tokens, CellAggregate, Histograms, OutcomeCount};
-pub use histogram::Histogram;
+pub use histogram::{bucket_of, Histogram};
 pub use moments::Moments;
 
 use crate::games::GameKind;
