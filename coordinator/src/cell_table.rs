@@ -201,3 +201,79 @@ pub fn rows_of_records(file: &std::path::Path) -> anyhow::Result<Vec<CellRow>> {
         })
         .collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use simfleet::protocol::Collect;
+
+    use super::*;
+
+    const MIXED: &str = r#"
+name = "mixed"
+seeds = { start = 0, count = 50 }
+episodes_per_job = 20
+
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default"]
+[cells.policy_sets]
+firefighters = ["firefighter", "firefighter", "firefighter", "firefighter"]
+
+[[cells]]
+game = "trolley"
+scenarios = ["balanced_5p"]
+collect = "summary"
+[cells.policy_sets]
+persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "persuadable"]
+"#;
+
+    #[test]
+    fn a_mixed_sweep_writes_the_records_cells_rows_and_every_cells_summary_beside_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let sweep = dir.path().join("mixed.toml");
+        std::fs::write(&sweep, MIXED).unwrap();
+        let out = dir.path().join("out.jsonl");
+        let report = crate::embedded::play(&sweep, &out, Some(2), false, None).unwrap();
+        let cells_path = dir.path().join("out.cells.jsonl");
+        assert_eq!(report.cells, Some((cells_path.clone(), 2)));
+        assert_eq!((report.records, report.episodes), (50, 100), "only the records cell has rows");
+        let rows = crate::records::cells::read_cells(&cells_path).unwrap();
+        assert_eq!(
+            rows.iter().map(|r| (r.game.as_str(), r.jobs, r.episodes)).collect::<Vec<_>>(),
+            [("bucket_brigade", 3, 50), ("trolley", 3, 50)]
+        );
+        // The records cell's row is the aggregate of its records, as `summary --out` makes it.
+        let from_records = rows_of_records(&out).unwrap();
+        assert_eq!(from_records.len(), 1);
+        assert_eq!(from_records[0].aggregate.episodes, rows[0].aggregate.episodes);
+        assert_eq!(from_records[0].aggregate.histograms, rows[0].aggregate.histograms);
+        assert_eq!(from_records[0].team_reward_max_seed, rows[0].team_reward_max_seed);
+        // Every cell summary for a summary run; a records run has no summary file.
+        let sweep = Sweep::load(&sweep).unwrap();
+        assert_eq!(summary_path(&sweep.clone().with_collect(Some(Collect::Summary)), &out), out);
+        assert!(!sweep.with_collect(Some(Collect::Records)).collects_summaries());
+    }
+
+    #[test]
+    fn early_results_wait_for_the_jobs_before_them_and_failures_are_skipped() {
+        let sweep = Sweep::parse(MIXED, "mixed.toml").unwrap();
+        let env = simfleet::RunEnv::default();
+        let results: Vec<JobResult> = sweep.jobs().map(|j| simfleet::run_job(&j, &env)).collect();
+        let mut in_order = CellTable::new(&sweep);
+        for r in &results {
+            in_order.accept(&sweep, r).unwrap();
+        }
+        let mut shuffled = CellTable::new(&sweep);
+        for i in [5, 3, 1, 4, 0, 2] {
+            shuffled.accept(&sweep, &results[i]).unwrap();
+        }
+        assert_eq!(shuffled.rows().unwrap(), in_order.rows().unwrap(), "the same merge order, the same values");
+        let mut with_failure = CellTable::new(&sweep);
+        for r in &results[1..] {
+            with_failure.accept(&sweep, r).unwrap();
+        }
+        with_failure.skip(&sweep, 0).unwrap();
+        let rows = with_failure.rows().unwrap();
+        assert_eq!((rows[0].jobs, rows[0].episodes), (2, 30), "the failed job's episodes are not counted");
+    }
+}

@@ -18,6 +18,7 @@ use simfleet::{GameKind, RunEnv, Spec};
 use toml::Spanned;
 
 use crate::rank::section::RawRanking;
+pub use sizing::{default_episodes_per_job, summary_scale};
 
 /// A sweep file that does not parse or validate. Displays as `FILE:LINE: field: message`.
 #[derive(Debug, thiserror::Error)]
@@ -121,32 +122,6 @@ impl Cell {
     /// Number of jobs of this cell.
     pub fn jobs(&self, seeds: SeedRange) -> u64 {
         seeds.count.div_ceil(self.episodes_per_job)
-    }
-}
-
-/// How many times the records-mode default episodes per job a summary job carries, per game:
-/// about one second of play on one core (docs/sweeps.md, "Episodes per job"). The records-mode
-/// defaults are sized to 10–250 ms of playing, encoding and publishing each episode's record
-/// (BENCHMARKS.md, "Sizing inputs"); a summary job publishes one small aggregate, so its
-/// episodes cost only their play, and one second of them amortises the per-message cost of the
-/// fleet a hundredfold. A constant, not a calibration, so that the expansion and the sweep id
-/// are the same on every machine.
-pub fn summary_scale(game: GameKind) -> u64 {
-    match game {
-        GameKind::BucketBrigade => 100,
-        GameKind::Deception => 50,
-        GameKind::Cogsguard => 4,
-        GameKind::Trolley => 50,
-    }
-}
-
-/// Episodes per job when the file does not say: the game's default for its scenario, times
-/// [`summary_scale`] when the cell collects summaries.
-pub fn default_episodes_per_job(game: GameKind, scenario: &Spec, collect: Collect) -> u64 {
-    let records = game.default_episodes_per_job(scenario);
-    match collect {
-        Collect::Records => records,
-        Collect::Summary => records.saturating_mul(summary_scale(game)),
     }
 }
 
@@ -353,28 +328,6 @@ impl Sweep {
         self.id = format!("{}-{hex}", slug(&self.name));
     }
 
-    /// The sweep with every cell collecting `collect` (`--collect`), its jobs sized for that
-    /// where the file leaves `episodes_per_job` to the default, and its id for that: the same
-    /// sweep as a file saying `collect = …` at the top. `None` keeps it as it is.
-    pub fn with_collect(mut self, collect: Option<Collect>) -> Sweep {
-        if let Some(collect) = collect {
-            self.collect_override = Some(collect);
-            let mut next_job = 0;
-            for c in &mut self.cells {
-                c.collect = collect;
-                if !c.explicit_episodes_per_job {
-                    // The scenario parsed when the file was read.
-                    let spec = Spec::parse(&c.scenario).expect("a validated scenario parses");
-                    c.episodes_per_job = default_episodes_per_job(c.game, &spec, collect);
-                }
-                c.first_job = next_job;
-                next_job += c.jobs(self.seeds);
-            }
-            self.set_id();
-        }
-        self
-    }
-
     /// Whether any cell collects summaries.
     pub fn collects_summaries(&self) -> bool {
         self.cells.iter().any(|c| c.collect == Collect::Summary)
@@ -469,5 +422,6 @@ fn locate(
     (sspan, sfield.to_string())
 }
 
+mod sizing;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,58 @@
+//! Collect modes and job sizes: the default episodes per job of a cell that collects summaries
+//! (about a second of play), and `--collect`, which turns a parsed sweep into the sweep a file
+//! saying so would be.
+
+use simfleet::protocol::Collect;
+use simfleet::{GameKind, Spec};
+
+use super::Sweep;
+
+/// How many times the records-mode default episodes per job a summary job carries, per game:
+/// about one second of play on one core (docs/sweeps.md, "Episodes per job"). The records-mode
+/// defaults are sized to 10–250 ms of playing, encoding and publishing each episode's record
+/// (BENCHMARKS.md, "Sizing inputs"); a summary job publishes one small aggregate, so its
+/// episodes cost only their play, and one second of them amortises the per-message cost of the
+/// fleet a hundredfold. A constant, not a calibration, so that the expansion and the sweep id
+/// are the same on every machine.
+pub fn summary_scale(game: GameKind) -> u64 {
+    match game {
+        GameKind::BucketBrigade => 100,
+        GameKind::Deception => 50,
+        GameKind::Cogsguard => 4,
+        GameKind::Trolley => 50,
+    }
+}
+
+/// Episodes per job when the file does not say: the game's default for its scenario, times
+/// [`summary_scale`] when the cell collects summaries.
+pub fn default_episodes_per_job(game: GameKind, scenario: &Spec, collect: Collect) -> u64 {
+    let records = game.default_episodes_per_job(scenario);
+    match collect {
+        Collect::Records => records,
+        Collect::Summary => records.saturating_mul(summary_scale(game)),
+    }
+}
+
+impl Sweep {
+    /// The sweep with every cell collecting `collect` (`--collect`), its jobs sized for that
+    /// where the file leaves `episodes_per_job` to the default, and its id for that: the same
+    /// sweep as a file saying `collect = …` at the top. `None` keeps it as it is.
+    pub fn with_collect(mut self, collect: Option<Collect>) -> Sweep {
+        if let Some(collect) = collect {
+            self.collect_override = Some(collect);
+            let mut next_job = 0;
+            for c in &mut self.cells {
+                c.collect = collect;
+                if !c.explicit_episodes_per_job {
+                    // The scenario parsed when the file was read.
+                    let spec = Spec::parse(&c.scenario).expect("a validated scenario parses");
+                    c.episodes_per_job = default_episodes_per_job(c.game, &spec, collect);
+                }
+                c.first_job = next_job;
+                next_job += c.jobs(self.seeds);
+            }
+            self.set_id();
+        }
+        self
+    }
+}
