@@ -27,6 +27,9 @@ pub struct Stream {
 
 impl Stream {
     /// Key = the seed as 8 little-endian bytes then 24 zero bytes; stream `stream`; word position 0.
+    // Inlined so that the 320-byte generator is built where it is stored (a seat, a field)
+    // instead of being copied there: engines build five to ten streams per episode.
+    #[inline]
     pub fn new(seed: u64, stream: u64) -> Stream {
         let mut key = [0u8; 32];
         key[..8].copy_from_slice(&seed.to_le_bytes());
@@ -36,11 +39,13 @@ impl Stream {
     }
 
     /// The environment stream of an episode.
+    #[inline]
     pub fn env(seed: u64) -> Stream {
         Stream::new(seed, ENV_STREAM)
     }
 
     /// The stream of the policy in `seat`.
+    #[inline]
     pub fn agent(seed: u64, seat: usize) -> Stream {
         Stream::new(seed, agent_stream(seat))
     }
@@ -54,14 +59,23 @@ impl Stream {
     /// unit() = (next_u64() >> 11) · 2^−53, in [0, 1).
     #[inline]
     pub fn unit(&mut self) -> f64 {
-        (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        unit(self.rng.next_u64())
     }
 
     /// index(n) = min(⌊unit()·n⌋, n−1). `n` must be at least 1.
     #[inline]
     pub fn index(&mut self, n: usize) -> usize {
         debug_assert!(n > 0, "index(0)");
-        let i = (self.unit() * n as f64) as usize;
+        let x = self.rng.next_u64();
+        if n.is_power_of_two() && n <= 1 << 53 {
+            // unit()·2^k = (x >> 11)·2^(k−53) is exact, so its floor is the top k bits of x
+            // (and below n, so the min is a no-op). For the common index(2), one shift.
+            return x.checked_shr(64 - n.trailing_zeros()).unwrap_or(0) as usize;
+        }
+        let f = unit(x) * n as f64;
+        // f is in [0, n]: below 2^53 the signed conversion gives the same integer with fewer
+        // instructions than the unsigned one, which must handle values from 2^63 up.
+        let i = if n <= 1 << 53 { f as i64 as usize } else { f as usize };
         i.min(n.saturating_sub(1))
     }
 
@@ -93,6 +107,12 @@ impl Stream {
         }
         w.len() - 1
     }
+}
+
+/// unit(x) = (x >> 11) · 2^−53: the top 53 bits of a word as a double in [0, 1).
+#[inline]
+fn unit(x: u64) -> f64 {
+    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// FNV-1a 64, the trajectory hash of every game. Integers are fed little-endian.
@@ -163,7 +183,11 @@ impl Fnv64 {
 
     /// The hash as 16 lowercase hex digits, the form stored in episode records.
     pub fn hex(&self) -> String {
-        format!("{:016x}", self.0)
+        // By hand: `format!` goes through the formatting machinery, several times the work,
+        // once per episode of every game.
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let digits: [u8; 16] = std::array::from_fn(|i| DIGITS[(self.0 >> (60 - 4 * i) & 0xf) as usize]);
+        std::str::from_utf8(&digits).expect("hex digits are ASCII").to_owned()
     }
 }
 
@@ -230,6 +254,42 @@ mod tests {
         s.shuffle(&mut v);
         v.sort_unstable();
         assert_eq!(v, (0..10).collect::<Vec<_>>());
+    }
+
+    /// index(n) as the contract writes it, from one word.
+    fn reference_index(word: u64, n: usize) -> usize {
+        let u = (word >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        ((u * n as f64) as usize).min(n - 1)
+    }
+
+    #[test]
+    fn index_is_the_contract_formula() {
+        let sizes = [1, 2, 3, 4, 5, 7, 8, 10, 16, 100, 1 << 20, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, 1 << 60];
+        let sizes = sizes.into_iter().chain(1..70);
+        for (k, n) in sizes.enumerate() {
+            let (mut s, mut words) = (Stream::new(k as u64, 5), Stream::new(k as u64, 5));
+            for _ in 0..2000 {
+                assert_eq!(s.index(n), reference_index(words.next_u64(), n), "n = {n}");
+            }
+        }
+        // The words at the edges: all zeros, all ones, and just below each power of two.
+        for word in [0, u64::MAX, 1 << 63, (1 << 63) - 1, u64::MAX - (1 << 11), 0x7ff] {
+            for n in [1usize, 2, 3, 8, 10, 1 << 53] {
+                let fast = if n.is_power_of_two() {
+                    word.checked_shr(64 - n.trailing_zeros()).unwrap_or(0) as usize
+                } else {
+                    reference_index(word, n)
+                };
+                assert_eq!(fast, reference_index(word, n), "word {word:#x}, n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn hex_is_sixteen_lowercase_digits() {
+        for v in [0, 1, 0xf, 0xdead_beef, u64::MAX, 0x0123_4567_89ab_cdef, fnv64(b"x")] {
+            assert_eq!(Fnv64(v).hex(), format!("{v:016x}"));
+        }
     }
 
     #[test]
