@@ -1,7 +1,7 @@
 //! The policy loop (spec §3 and §4 steps 1–3): seats the team, draws the environment, asks
-//! each policy for its signal and then its action, and hands them to [`Town::step`].
+//! each policy for its signal and then its action, and hands them to [`Town::advance`].
 //!
-//! This is a thin layer: every rule lives in `Town::step` and rules.rs, which tests drive
+//! This is a thin layer: every rule lives in `Town::advance` and rules.rs, which tests drive
 //! without policies. Nothing here allocates per night except the optional replay log.
 
 use crate::seeding::Stream;
@@ -72,13 +72,13 @@ pub fn play(sc: &Scenario, seats: &mut [Seat], seed: u64, mut log: Option<&mut V
         }
         // Every scripted policy picks its house with index(10) or weighted over ten houses,
         // so a refusal here is a bug in a policy, which the runner reports as engine_panic.
-        let report = town
-            .step(sc, &night_draws, &signals[..n], &actions[..n])
+        let night = town
+            .advance(sc, &night_draws, &signals[..n], &actions[..n])
             .expect("scripted policies only choose houses 0..9");
         if let Some(log) = log.as_deref_mut() {
-            log.push(NightLog { signals, actions, report });
+            log.push(NightLog { signals, actions, report: night.report() });
         }
-        if report.end.is_some() {
+        if night.end.is_some() {
             return town;
         }
     }
