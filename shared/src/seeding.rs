@@ -109,6 +109,26 @@ impl Stream {
     }
 }
 
+impl Stream {
+    /// [`Stream::weighted`] for weights that are all non-negative (and not NaN), in one pass
+    /// of additions and without a branch per weight: the prefix sums are then non-decreasing,
+    /// so the smallest i with x < w_0 + … + w_i is the number of prefix sums ≤ x. The same
+    /// draw, the same sums in the same order, the same index.
+    #[inline]
+    pub fn weighted_nonnegative<const N: usize>(&mut self, w: &[f64; N]) -> usize {
+        debug_assert!(N > 0 && w.iter().all(|&wi| wi >= 0.0), "weights must be non-negative: {w:?}");
+        let mut prefix = [0.0; N];
+        let mut acc = 0.0;
+        for (p, wi) in prefix.iter_mut().zip(w) {
+            acc += wi;
+            *p = acc;
+        }
+        let x = self.unit() * acc;
+        let below = prefix.iter().map(|&p| usize::from(p <= x)).sum::<usize>();
+        below.min(N - 1)
+    }
+}
+
 /// unit(x) = (x >> 11) · 2^−53: the top 53 bits of a word as a double in [0, 1).
 #[inline]
 fn unit(x: u64) -> f64 {
@@ -281,6 +301,29 @@ mod tests {
                     reference_index(word, n)
                 };
                 assert_eq!(fast, reference_index(word, n), "word {word:#x}, n = {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn weighted_nonnegative_is_weighted() {
+        let mut gen = Stream::new(1, 2);
+        for case in 0..3000 {
+            // Weights from 0 (often, to test ties and empty prefixes) to 2, and tiny ones.
+            let w: [f64; 10] = std::array::from_fn(|_| match gen.index(4) {
+                0 => 0.0,
+                1 => gen.unit() * 1e-300,
+                _ => gen.unit() * 2.0,
+            });
+            let (mut a, mut b) = (Stream::new(case, 7), Stream::new(case, 7));
+            for _ in 0..20 {
+                assert_eq!(a.weighted_nonnegative(&w), b.weighted(&w), "weights {w:?}");
+            }
+        }
+        let (mut a, mut b) = (Stream::new(5, 5), Stream::new(5, 5));
+        for w in [[0.0; 4], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [f64::MIN_POSITIVE; 4]] {
+            for _ in 0..50 {
+                assert_eq!(a.weighted_nonnegative(&w), b.weighted(&w), "weights {w:?}");
             }
         }
     }

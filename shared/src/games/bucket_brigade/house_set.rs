@@ -27,11 +27,21 @@ impl HouseSet {
     /// The houses of `houses` in state `state`.
     #[inline]
     pub fn of(houses: &Houses, state: House) -> HouseSet {
-        let mut bits = 0;
-        for (h, &s) in houses.iter().enumerate() {
-            bits |= u16::from(s == state) << h;
-        }
-        HouseSet(bits)
+        // Eight houses at a time: the state codes as bytes of a word, where bit 0 of a byte is
+        // set for Burning (1) and bit 1 for Ruined (2). The flag of each byte is moved to
+        // bit 0 of the byte, then a multiplication gathers the eight flags into the top byte.
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const GATHER: u64 = 0x0102_0408_1020_4080;
+        let codes = houses.map(House::code);
+        let flags = |v: u64| match state {
+            House::Burning => v & ONES,
+            House::Ruined => v >> 1 & ONES,
+            House::Safe => !(v | v >> 1) & ONES,
+        };
+        let gather = |v: u64| (flags(v).wrapping_mul(GATHER) >> 56) as u16;
+        let low = u64::from_le_bytes([codes[0], codes[1], codes[2], codes[3], codes[4], codes[5], codes[6], codes[7]]);
+        let high = u64::from(u16::from_le_bytes([codes[8], codes[9]]));
+        HouseSet(gather(low) | (gather(high) & 0b11) << 8)
     }
 
     /// The houses h for which `pred(h)` holds.
@@ -237,6 +247,10 @@ mod tests {
     fn sets_agree_with_the_houses() {
         for houses in towns() {
             let fires = Fires::of(&houses);
+            for state in [House::Safe, House::Burning, House::Ruined] {
+                let expect = HouseSet::matching(|h| houses[h] == state);
+                assert_eq!(HouseSet::of(&houses, state), expect, "{houses:?} {state:?}");
+            }
             assert_eq!(fires.houses(), houses);
             assert_eq!(fires.burning.len() as usize, count(&houses, House::Burning));
             assert_eq!(fires.safe().len() as usize, count(&houses, House::Safe));

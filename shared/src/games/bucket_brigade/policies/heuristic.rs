@@ -155,7 +155,8 @@ impl Policy for HeuristicPolicy {
         let t = &self.params.0;
 
         // 1. Sample a house by score.
-        let mut house = rng.weighted(&self.weights(obs)) as u8;
+        // The weights are at least 0.01, so the branch-free form of `weighted` applies.
+        let mut house = rng.weighted_nonnegative(&self.weights(obs)) as u8;
 
         // 2. Keep a WORK signal with probability θ0; work after a REST signal w.p. intent·θ9.
         let u = rng.unit();
