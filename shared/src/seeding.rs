@@ -31,11 +31,9 @@ impl Stream {
     // instead of being copied there: engines build five to ten streams per episode.
     #[inline]
     pub fn new(seed: u64, stream: u64) -> Stream {
-        let mut key = [0u8; 32];
-        key[..8].copy_from_slice(&seed.to_le_bytes());
-        let mut rng = ChaCha8Rng::from_seed(key);
-        rng.set_stream(stream);
-        Stream { rng }
+        let mut s = Stream { rng: ChaCha8Rng::from_seed(key(seed)) };
+        s.rng.set_stream(stream);
+        s
     }
 
     /// The environment stream of an episode.
@@ -129,6 +127,14 @@ impl Stream {
     }
 }
 
+/// The key of an episode seed: its 8 little-endian bytes, then 24 zero bytes.
+#[inline]
+fn key(seed: u64) -> [u8; 32] {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key
+}
+
 /// unit(x) = (x >> 11) · 2^−53: the top 53 bits of a word as a double in [0, 1).
 #[inline]
 fn unit(x: u64) -> f64 {
@@ -178,10 +184,22 @@ impl Fnv64 {
         self.bytes(&v.to_le_bytes());
     }
 
-    /// Feeds a u32 little-endian.
+    /// Feeds `k` zero bytes (at most 16) in one multiplication: h ^ 0 = h, so each zero byte
+    /// only multiplies by the prime, and k of them multiply by its k-th power.
+    #[inline]
+    pub fn zeros(&mut self, k: usize) {
+        self.0 = self.0.wrapping_mul(PRIME_POWERS[k]);
+    }
+
+    /// Feeds a u32 little-endian. Its high zero bytes (all three of a value below 256) are fed
+    /// as one multiplication ([`Fnv64::zeros`]).
     #[inline]
     pub fn u32(&mut self, v: u32) {
-        self.bytes(&v.to_le_bytes());
+        let significant = 4 - (v.leading_zeros() / 8) as usize;
+        for &b in &v.to_le_bytes()[..significant] {
+            self.u8(b);
+        }
+        self.zeros(4 - significant);
     }
 
     /// Feeds a u64 little-endian.
@@ -210,6 +228,17 @@ impl Fnv64 {
         std::str::from_utf8(&digits).expect("hex digits are ASCII").to_owned()
     }
 }
+
+/// PRIME_POWERS[k] = Fnv64::PRIME^k mod 2^64, for k = 0..=16.
+const PRIME_POWERS: [u64; 17] = {
+    let mut t = [1u64; 17];
+    let mut k = 1;
+    while k < t.len() {
+        t[k] = t[k - 1].wrapping_mul(Fnv64::PRIME);
+        k += 1;
+    }
+    t
+};
 
 /// FNV-1a 64 of a byte string, in one call.
 pub fn fnv64(bytes: &[u8]) -> u64 {
@@ -325,6 +354,24 @@ mod tests {
             for _ in 0..50 {
                 assert_eq!(a.weighted_nonnegative(&w), b.weighted(&w), "weights {w:?}");
             }
+        }
+    }
+
+    #[test]
+    fn zero_runs_and_integers_hash_as_their_bytes() {
+        for k in 0..=16 {
+            let (mut a, mut b) = (Fnv64::new(), Fnv64::new());
+            a.u8(7);
+            b.u8(7);
+            a.zeros(k);
+            b.bytes(&vec![0; k]);
+            assert_eq!(a.finish(), b.finish(), "{k} zeros");
+        }
+        for v in [0u32, 1, 99, 255, 256, 0xffff, 0x1_0000, 0x00ff_ff00, 0x0100_0000, u32::MAX] {
+            let (mut a, mut b) = (Fnv64::new(), Fnv64::new());
+            a.u32(v);
+            b.bytes(&v.to_le_bytes());
+            assert_eq!(a.finish(), b.finish(), "u32 {v:#x}");
         }
     }
 

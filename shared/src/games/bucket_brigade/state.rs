@@ -236,9 +236,15 @@ impl Town {
         for h in ((now.burning ^ was.burning) | (now.ruined ^ was.ruined)).iter() {
             self.houses[h] = now.state(h);
         }
-        for s in self.houses {
-            self.hash.u8(s.code());
+        // The ten end states: a Safe house's code is 0, so each run of Safe houses is fed as
+        // one multiplication and only the others (most nights a few) byte by byte.
+        let mut next = 0;
+        for h in (now.burning | now.ruined).iter() {
+            self.hash.zeros(h - next);
+            self.hash.u8(self.houses[h].code());
+            next = h + 1;
         }
+        self.hash.zeros(NUM_HOUSES - next);
         self.last = Some(last);
         self.fires = phases.end;
         self.night = t;
