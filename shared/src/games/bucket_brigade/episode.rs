@@ -4,7 +4,7 @@
 //! This is a thin layer: every rule lives in `Town::advance` and rules.rs, which tests drive
 //! without policies. Nothing here allocates per night except the optional replay log.
 
-use crate::seeding::Stream;
+use crate::seeding::{agent_stream, Stream};
 
 use super::action::{Action, Mode};
 use super::draws::{self, NightDraws};
@@ -51,7 +51,7 @@ pub fn play(sc: &Scenario, seats: &mut [Seat], seed: u64, mut log: Option<&mut V
     let mut env = Stream::env(seed);
     let mut town = Town::new(n, draws::initial_houses(&mut env, sc.prob_house_catches_fire));
     for (i, seat) in seats.iter_mut().enumerate() {
-        seat.rng = Stream::agent(seed, i);
+        seat.rng.reset(seed, agent_stream(i));
         seat.policy.reset(i, sc);
     }
     if let Some(log) = log.as_deref_mut() {
