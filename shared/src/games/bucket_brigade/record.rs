@@ -43,11 +43,12 @@ pub fn stats_template(agents: usize) -> StatsMap {
     stats
 }
 
-/// The record of a finished episode.
+/// The record of a finished episode (tests; the game builds from a per-job template).
 ///
 /// # Panics
 ///
 /// If the episode has not ended.
+#[cfg(test)]
 pub fn build(seed: u64, sc: &Scenario, town: &Town) -> EpisodeRecord {
     build_from(seed, sc, town, &stats_template(town.agents()))
 }
