@@ -74,10 +74,8 @@ impl Stream {
         debug_assert!(n > 0, "index(0)");
         let x = self.rng.next_u64();
         if n == 2 {
-            // unit()·2 = (x >> 11)·2^−52 is exact, so its floor is the top bit of x (and below
-            // 2, so the min is a no-op). index(2), a coin flip, is the commonest draw of the
-            // policies; a general power-of-two test would cost callers with a variable n more
-            // than it saves.
+            // unit()·2 = (x >> 11)·2^−52 is exact: its floor is x's top bit. The commonest
+            // draw; a general power-of-two test costs callers with a variable n more than it saves.
             return (x >> 63) as usize;
         }
         let i = (unit(x) * n as f64) as usize;
@@ -112,9 +110,7 @@ impl Stream {
         }
         w.len() - 1
     }
-}
 
-impl Stream {
     /// [`Stream::weighted`] for weights that are all non-negative (and not NaN), in one pass
     /// of additions and without a branch per weight: the prefix sums are then non-decreasing,
     /// so the smallest i with x < w_0 + … + w_i is the number of prefix sums ≤ x. The same
