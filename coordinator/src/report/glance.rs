@@ -70,6 +70,8 @@ pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
         by_game.entry(&r.game).or_default().entry(&r.scenario).or_default().push(r);
     }
     for (game, grid) in grids(summary, Some(baseline)) {
+        let missing: Vec<&str> =
+            comparisons.without_baseline.iter().filter(|(g, _)| *g == game).map(|(_, s)| s.as_str()).collect();
         let _ = write!(out, "<h3>{}</h3>", escape(&game));
         let _ = write!(
             out,
@@ -90,6 +92,14 @@ pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
                     escape(&game),
                     escape(baseline)
                 );
+                if !missing.is_empty() {
+                    let _ = write!(
+                        out,
+                        "<p class=\"note\">Not compared, no {} episodes there: {}.</p>",
+                        escape(baseline),
+                        escape(&missing.join(", "))
+                    );
+                }
             }
             None => {
                 let _ = write!(

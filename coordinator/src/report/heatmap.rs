@@ -82,7 +82,12 @@ pub fn heatmap(title: &str, grid: &Grid) -> String {
     let top = 40.0;
     let grid_h = grid.scenarios.len() as f64 * CELL_H;
     let legend_y = top + grid_h + 18.0;
-    let w = (label_w + cell_w * grid.policy_sets.len() as f64 + 10.0).max(label_w + 330.0);
+    let has_win = grid.cells.iter().flatten().flatten().any(|c| c.win.is_some());
+    let caption = legend_caption(lo, hi, has_win);
+    // Wide enough for the grid and for the legend's caption (10px text, about 5.5px a character).
+    let w = (label_w + cell_w * grid.policy_sets.len() as f64 + 10.0)
+        .max(label_w + 310.0)
+        .max(label_w + caption.chars().count() as f64 * 5.5 + 10.0);
     let h = legend_y + 48.0;
     let mut out = format!(
         r##"<svg class="heatmap" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" role="img"><title>{}</title>"##,
@@ -164,14 +169,13 @@ pub fn heatmap(title: &str, grid: &Grid) -> String {
             out.push_str("</g>");
         }
     }
-    let has_win = grid.cells.iter().flatten().flatten().any(|c| c.win.is_some());
-    legend(&mut out, label_w, legend_y, lo, hi, has_win);
+    legend(&mut out, label_w, legend_y, lo, hi, &caption);
     out.push_str("</svg>");
     out
 }
 
 /// The colour bar under the grid: 60 strips from `lo` to `hi`, with round ticks.
-fn legend(out: &mut String, x0: f64, y: f64, lo: f64, hi: f64, has_win: bool) {
+fn legend(out: &mut String, x0: f64, y: f64, lo: f64, hi: f64, caption: &str) {
     let (w, strips) = (300.0, 60);
     let span = if hi > lo { hi - lo } else { 1.0 };
     for k in 0..strips {
@@ -194,15 +198,14 @@ fn legend(out: &mut String, x0: f64, y: f64, lo: f64, hi: f64, has_win: bool) {
             number(v)
         );
     }
-    let _ = write!(
-        out,
-        r##"<text x="{:.1}" y="{:.1}" class="s">colour: mean team reward ({} to {}); {}</text>"##,
-        x0,
-        y + 40.0,
-        number(lo),
-        number(hi),
-        if has_win { "in each cell: win rate, mean team reward under it" } else { "in each cell: mean team reward" }
-    );
+    let _ = write!(out, r##"<text x="{x0:.1}" y="{:.1}" class="s">{}</text>"##, y + 40.0, escape(caption));
+}
+
+/// What the legend says under the colour bar.
+fn legend_caption(lo: f64, hi: f64, has_win: bool) -> String {
+    let inside =
+        if has_win { "in each cell: win rate, mean team reward under it" } else { "in each cell: mean team reward" };
+    format!("colour: mean team reward ({} to {}); {inside}", number(lo), number(hi))
 }
 
 #[cfg(test)]
