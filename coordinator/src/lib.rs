@@ -4,7 +4,7 @@
 //! # Layout
 //!
 //! - [`commands`]: one module per subcommand (`run`, `summary`, `replay`, `submit`, `watch`,
-//!   `status`, `results`, `cancel`, `list`, `rank`, `report`, `arena`), each with its clap
+//!   `status`, `results`, `cancel`, `list`, `rank`, `compare`, `report`, `arena`), each with its clap
 //!   arguments and its `run`. `main.rs` parses the flags, sets up logging and dispatches to them;
 //!   everything below is a library the commands call.
 //! - [`sweep`]: sweep files (errors name the line and field), the sweep id, the job expansion.
@@ -13,6 +13,7 @@
 //! - [`records`]: results files: the exported row, the formats (JSON Lines, CSV, MessagePack,
 //!   Parquet), writing and reading them.
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
+//! - [`compare`]: paired comparisons with a baseline on shared seeds (common random numbers).
 //! - [`rank`]: ranking experiments: `[[rankings]]` teams and the fitted contributions.
 //! - [`report`]: the self-contained HTML report of a results file.
 //! - [`arena`]: the Trolley Problem Arena's HTTP server.
@@ -22,6 +23,7 @@
 
 pub mod arena;
 pub mod commands;
+pub mod compare;
 pub mod embedded;
 pub mod fleet;
 pub mod llm;

@@ -31,6 +31,8 @@ mod metrics;
 mod config;
 // The trolley arena's HTTP server (no nats-server): full games, every error, races, deadlines.
 mod arena;
+// `coordinator compare` and the report's "At a glance" section from the command line.
+mod compare;
 // README.md and docs/: every command block runs, shown output is checked, contracts match the code.
 mod docs;
 // llm seats end to end against a stand-in model server: CLI, fleet, HTTPS, proxies, failures,

@@ -32,7 +32,7 @@ fn the_report_has_one_chart_per_cell_and_no_external_references() {
     let results = dir.path().join("r.parquet");
     crate::embedded::play(&sweep, &results, Some(2), false).unwrap();
     let out = dir.path().join("report.html");
-    let written = report(&results, None, &out).unwrap();
+    let written = report(&results, None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     let cells = 1 + 2 * 5;
     assert_eq!(written.cells, cells);
@@ -69,7 +69,7 @@ fn a_report_without_teams_has_no_ranking_section() {
     let results = dir.path().join("plain.jsonl");
     crate::embedded::play(&sweep, &results, Some(1), false).unwrap();
     let out = dir.path().join("plain.html");
-    let written = report(&results, None, &out).unwrap();
+    let written = report(&results, None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!((written.cells, written.ranked), (1, 0));
     assert_eq!(count(&html, "<svg class=\"cell-chart\""), 1);
