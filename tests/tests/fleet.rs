@@ -253,16 +253,17 @@ async fn submitting_twice_runs_each_job_once() {
     let first = submit(&f, &setup).await;
     let second = submit(&f, &setup).await;
     assert_eq!((first.published, first.duplicates), (8, 0));
-    assert_eq!((second.published, second.duplicates), (0, 8), "the server drops the resubmitted jobs");
+    assert_eq!((second.published, second.published_before), (0, 8), "the publish record holds every job");
     assert_eq!(jobs_in_stream(&f.js).await, 8, "eight jobs queued, not sixteen");
     let worker = RunningWorker::start(test_settings(&url)).await;
     let out = setup.path("fleet.jsonl");
     let report = watch(&f, &setup, &out).await;
     assert_eq!((report.jobs_done, report.duplicates), (8, 0));
     assert_eq!(result_messages(&f.js, &setup.sweep.id).await, 8, "one result per job");
-    // After the duplicate window, jobs with results are skipped by reading the results.
+    // The sweep is done and stays done when submitted again.
     let third = submit(&f, &setup).await;
-    assert_eq!((third.published, third.skipped), (0, 8));
+    assert_eq!((third.published, third.published_before), (0, 8));
+    assert_eq!(third.status, simfleet::topology::SweepStatus::Done);
     worker.stop().await.unwrap();
     assert_same_records(&setup, &out).await;
 }
@@ -284,6 +285,7 @@ async fn bad_jobs_are_reported_with_their_index_and_reason() {
         jobs_done: 0,
         jobs_failed: 0,
         definition: setup.text.clone(),
+        published: None,
     })
     .await
     .unwrap();

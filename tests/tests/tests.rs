@@ -4,6 +4,8 @@
 
 // The fleet end to end: submit and watch against the embedded run, crashes, restarts, resubmits.
 mod fleet;
+// Resubmission at any delay: after the duplicate window, after a killed submit, --republish.
+mod resubmit;
 // Every dashboard panel against a real Prometheus scraping a real worker and coordinator.
 mod dashboards;
 // Bad messages on the jobs subject, cancelled sweeps, exactly one result per job.
