@@ -6,6 +6,8 @@
 mod fleet;
 // Resubmission at any delay: after the duplicate window, after a killed submit, --republish.
 mod resubmit;
+// One writer per results file; a cut last record resumes, other corruption is refused.
+mod one_writer;
 // Every dashboard panel against a real Prometheus scraping a real worker and coordinator.
 mod dashboards;
 // Bad messages on the jobs subject, cancelled sweeps, exactly one result per job.

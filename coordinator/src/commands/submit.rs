@@ -43,6 +43,10 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
     let path = &args.sweep;
     let definition = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let sweep = Sweep::parse(&definition, &path.display().to_string())?;
+    if let Some(out) = args.out.as_deref().filter(|_| args.watch) {
+        // Another process writing --out would stop the watch: say so before publishing.
+        drop(fleet::output_lock::OutputLock::acquire(out)?);
+    }
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
         let jobs_bar = progress::publish_bar(progress, sweep.job_count());

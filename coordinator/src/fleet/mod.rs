@@ -27,6 +27,7 @@ pub mod cancel;
 pub mod dlq;
 pub mod failures;
 pub mod metrics;
+pub mod output_lock;
 pub mod results;
 pub mod scan;
 pub mod settings;
