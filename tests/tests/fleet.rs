@@ -97,8 +97,11 @@ async fn fleet(url: &str) -> Fleet {
     Fleet::connect(&FleetSettings::new(url)).await.unwrap()
 }
 
+/// A worker binary with the short ack wait of [`short_ack_wait`] (workers set the consumer's
+/// limits to their own).
 fn worker_process(url: &str) -> WorkerProcess {
-    WorkerProcess::spawn(&["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"], &[])
+    let args = ["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
+    WorkerProcess::spawn(&args, &[("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "2")])
 }
 
 async fn submit(f: &Fleet, setup: &Setup) -> fleet::submit::SubmitReport {
@@ -341,7 +344,9 @@ async fn a_job_out_of_deliveries_is_reported_failed() {
     let envelope: JobEnvelope = protocol::decode(&taken.payload).unwrap();
     assert_eq!(envelope.index, 0);
     drop(batch);
-    let worker = RunningWorker::start(test_settings(&url)).await;
+    // Configured like the consumer: a worker changes the consumer's limits to its own.
+    let settings = worker::Settings { max_deliver: 1, ack_wait: Duration::from_secs(1), ..test_settings(&url) };
+    let worker = RunningWorker::start(settings).await;
     let out = setup.path("fleet.jsonl");
     let report = watch(&f, &setup, &out).await;
     assert_eq!(report.jobs_done, 1);
@@ -459,7 +464,7 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
         2 * per_job
     );
     let setup = Setup::new(text);
-    let worker = RunningWorker::start(test_settings(&url)).await;
+    let worker = RunningWorker::start(worker::Settings { ack_wait, ..test_settings(&url) }).await;
     let f = fleet(&url).await;
     submit(&f, &setup).await;
     let out = setup.path("fleet.jsonl");

@@ -8,6 +8,8 @@ mod fleet;
 mod resubmit;
 // One writer per results file; a cut last record resumes, other corruption is refused.
 mod one_writer;
+// The workers' consumer's limits: the deployment's, whoever creates it; workers set their own.
+mod consumer_limits;
 // Every dashboard panel against a real Prometheus scraping a real worker and coordinator.
 mod dashboards;
 // Bad messages on the jobs subject, cancelled sweeps, exactly one result per job.
