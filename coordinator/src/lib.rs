@@ -4,7 +4,7 @@
 //! # Layout
 //!
 //! - [`commands`]: one module per subcommand (`run`, `summary`, `replay`, `submit`, `watch`,
-//!   `status`, `results`, `cancel`, `list`, `rank`, `report`, `arena`), each with its clap
+//!   `status`, `results`, `cancel`, `setup`, `list`, `rank`, `report`, `arena`), each with its clap
 //!   arguments and its `run`. `main.rs` parses the flags, sets up logging and dispatches to them;
 //!   everything below is a library the commands call.
 //! - [`sweep`]: sweep files (errors name the line and field), the sweep id, the job expansion.

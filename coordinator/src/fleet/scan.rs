@@ -1,4 +1,4 @@
-//! Which jobs of a sweep a stream holds, read from the `Nats-Msg-Id` headers alone.
+//! Which jobs of a sweep a stream holds, found by their `Nats-Msg-Id` headers.
 //!
 //! Jobs and their results carry the message id `<sweep>.<index>`, so a headers-only ordered
 //! consumer over a sweep's result subject lists its answered jobs without moving any payload.
