@@ -85,38 +85,55 @@ impl Fleet {
 
     /// Writes the KV entry of a sweep, keeping the later of its publish record and the one the
     /// bucket holds: `submit` and `watch` both rewrite the entry, and a writer holding an older
-    /// copy must not move the record back (a resubmission would then publish jobs twice). A
-    /// compare-and-set on the entry's revision, tried again when another writer came first.
+    /// copy must not move the record back (a resubmission would then publish jobs twice).
     /// Waits out JetStream outages.
     pub async fn put_entry(&self, entry: &SweepEntry) -> anyhow::Result<()> {
+        self.modify_entry(&entry.id, |_| entry.clone()).await
+    }
+
+    /// Moves the publish record of sweep `entry.id` forward, leaving the rest of the entry as the
+    /// bucket holds it (a `cancel` meanwhile stays cancelled); `entry` is written when the
+    /// bucket has none.
+    pub async fn record_published(&self, entry: &SweepEntry) -> anyhow::Result<()> {
+        self.modify_entry(&entry.id, |stored| match stored {
+            Some(stored) => SweepEntry { published: entry.published, ..stored },
+            None => entry.clone(),
+        })
+        .await
+    }
+
+    /// Writes `f(stored entry)` under `id` with a compare-and-set on the entry's revision, tried
+    /// again when another writer came first; the publish record written is the later of `f`'s
+    /// and the stored one.
+    async fn modify_entry(&self, id: &str, f: impl Fn(Option<SweepEntry>) -> SweepEntry) -> anyhow::Result<()> {
         loop {
-            let current = wait_out("reading the sweep's KV entry", || self.topology.sweeps.entry(&entry.id)).await?;
+            let current = wait_out("reading the sweep's KV entry", || self.topology.sweeps.entry(id)).await?;
             let current = current.filter(|e| e.operation == kv::Operation::Put);
-            let mut next = entry.clone();
-            if let Some(stored) = current.as_ref().and_then(|e| serde_json::from_slice::<SweepEntry>(&e.value).ok()) {
-                next.published = match (stored.published, next.published) {
-                    (Some(a), Some(b)) => Some(a.max(b)),
-                    (a, b) => a.or(b),
-                };
-            }
+            let stored = current.as_ref().and_then(|e| serde_json::from_slice::<SweepEntry>(&e.value).ok());
+            let stored_record = stored.as_ref().and_then(|s| s.published);
+            let mut next = f(stored);
+            next.published = match (stored_record, next.published) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
             let value: bytes::Bytes = serde_json::to_vec(&next)?.into();
             let written = match &current {
                 Some(e) => self
                     .topology
                     .sweeps
-                    .update(&entry.id, value, e.revision)
+                    .update(id, value, e.revision)
                     .await
                     .map_err(|e| (e.kind() == kv::UpdateErrorKind::WrongLastRevision, anyhow::Error::from(e))),
                 None => self
                     .topology
                     .sweeps
-                    .create(&entry.id, value)
+                    .create(id, value)
                     .await
                     .map_err(|e| (e.kind() == kv::CreateErrorKind::AlreadyExists, anyhow::Error::from(e))),
             };
             match written {
                 Ok(_) => return Ok(()),
-                // Another writer came first: merge with what it wrote.
+                // Another writer came first: start again from what it wrote.
                 Err((true, _)) => continue,
                 Err((false, e)) if is_transient(&e) => {
                     tracing::warn!(error = format!("{e:#}"), "writing the sweep's KV entry: {WAITING}");

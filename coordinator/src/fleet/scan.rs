@@ -3,7 +3,7 @@
 //! Jobs and their results carry the message id `<sweep>.<index>`, so a headers-only ordered
 //! consumer over a sweep's result subject lists its answered jobs without moving any payload.
 //! The jobs stream cannot be read that way (a work-queue stream refuses a consumer that overlaps
-//! the workers'), so [`queued`] walks it with direct message gets by subject instead. `submit`
+//! the workers'), so [`queued`] walks it with message gets by subject (`$JS.API.STREAM.MSG.GET`) instead. `submit`
 //! uses both for the jobs its publish record leaves uncertain, and for `--republish`.
 
 use std::collections::BTreeSet;

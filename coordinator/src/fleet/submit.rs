@@ -234,7 +234,7 @@ async fn submit_once(
         if index >= progress.record.up_to {
             // Announce the next jobs before any of them goes out.
             progress.record.up_to = (index + ACKS_IN_FLIGHT as u64).min(total);
-            fleet.put_entry(&entry(progress.record)).await.map_err(|e| interrupted(e, &report))?;
+            fleet.record_published(&entry(progress.record)).await.map_err(|e| interrupted(e, &report))?;
         }
         let job = sweep.job(index).expect("an index of the sweep");
         let mut headers = async_nats::HeaderMap::new();
@@ -255,7 +255,7 @@ async fn submit_once(
         settle(acks.next().await, &mut report, &mut progress, bar).map_err(|e| interrupted(e, &report))?;
     }
     debug_assert!(progress.record.is_complete(total), "{:?}", progress.record);
-    fleet.put_entry(&entry(PublishRecord::complete(total))).await.map_err(|e| interrupted(e, &report))?;
+    fleet.record_published(&entry(PublishRecord::complete(total))).await.map_err(|e| interrupted(e, &report))?;
     Ok(report)
 }
 
