@@ -133,13 +133,16 @@ impl Fleet {
             };
             match written {
                 Ok(_) => return Ok(()),
-                // Another writer came first: start again from what it wrote.
-                Err((true, _)) => continue,
-                Err((false, e)) if is_transient(&e) => {
+                // Another writer came first, or in a cluster a write of ours that timed out is
+                // still being agreed on ("wrong last sequence"): start again from what is there.
+                Err((conflict, e)) if conflict || format!("{e:#}").contains("wrong last sequence") => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err((_, e)) if is_transient(&e) => {
                     tracing::warn!(error = format!("{e:#}"), "writing the sweep's KV entry: {WAITING}");
                     tokio::time::sleep(std::time::Duration::from_secs(1)).await;
                 }
-                Err((false, e)) => return Err(e.context("writing the sweep's KV entry")),
+                Err((_, e)) => return Err(e.context("writing the sweep's KV entry")),
             }
         }
     }
