@@ -153,6 +153,7 @@ async fn a_submit_killed_while_publishing_then_run_again_publishes_each_job_once
     let status = first.wait_exit(TIMEOUT).await;
     assert!(!status.success(), "the submit finished before it was killed");
     let stored = topology.jobs.info().await.unwrap().state.messages;
+    eprintln!("killed the submit after {stored} of {jobs} jobs (seen {at_kill} before the kill)");
     assert!(at_kill < jobs && stored < jobs, "killed after {stored} of {jobs} jobs: too late to test anything");
     let record = entry(&topology, &id).await.published.expect("a publish record");
     assert!(record.below < jobs && record.up_to > record.below, "{record:?}");
@@ -166,4 +167,31 @@ async fn a_submit_killed_while_publishing_then_run_again_publishes_each_job_once
     assert_eq!((copies.len() as u64, twice.len()), (jobs, 0), "jobs queued, and jobs queued twice: {first_twice:?}…");
     assert!(stderr.contains(&format!("{jobs} jobs")) && stderr.contains(", 0 dropped"), "{stderr}");
     assert_eq!(entry(&topology, &id).await.published.map(|r| r.below), Some(jobs));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_cancelled_while_it_is_published_stays_cancelled() {
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let (_js, topology) = short_window(&url).await;
+    let jobs = 30_000;
+    let setup = Setup::new(many_jobs("cancelled", jobs));
+    let id = setup.sweep.id.clone();
+    let sweep = setup.path("sweep.toml");
+    let mut submit =
+        CoordinatorProcess::spawn(&["submit", sweep.to_str().unwrap(), "--quiet", "--nats-url", &url], &[]);
+    wait_until("the submit to publish some jobs", TIMEOUT, || {
+        let jobs = topology.jobs.clone();
+        async move { (jobs.get_info().await.ok()?.state.messages >= 6_000).then_some(()) }
+    })
+    .await;
+    let (code, stderr) = coordinator(&["cancel", &id, "--nats-url", &url]).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    // The submit goes on publishing (workers answer those jobs `cancelled`), and its later writes
+    // of the sweep entry move only its publish record.
+    let status = submit.wait_exit(TIMEOUT).await;
+    assert!(status.success(), "{}", submit.stderr().join("\n"));
+    let entry = entry(&topology, &id).await;
+    assert_eq!(entry.status, SweepStatus::Cancelled, "the submit undid the cancel");
+    assert_eq!(entry.published.map(|r| r.below), Some(jobs));
 }

@@ -4,7 +4,7 @@
 
 // The fleet end to end: submit and watch against the embedded run, crashes, restarts, resubmits.
 mod fleet;
-// Resubmission at any delay: after the duplicate window, after a killed submit, --republish.
+// Resubmission at any delay: after the duplicate window, after a killed submit, --republish, a cancel mid-publish.
 mod resubmit;
 // One writer per results file; a cut last record resumes, other corruption is refused.
 mod one_writer;
