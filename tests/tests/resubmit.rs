@@ -1,7 +1,8 @@
 //! Resubmission at any delay, through the `coordinator` binary: after the jobs stream's
 //! duplicate window (made a second long here) a resubmission publishes nothing; a submit killed
 //! halfway through publishing, run again after the window, leaves every job published exactly
-//! once; jobs lost from the queue come back only with `--republish`.
+//! once; jobs lost from the queue come back only with `--republish`; a sweep cancelled while
+//! it is published stays cancelled.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
