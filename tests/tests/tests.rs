@@ -4,6 +4,12 @@
 
 // The fleet end to end: submit and watch against the embedded run, crashes, restarts, resubmits.
 mod fleet;
+// Resubmission at any delay: after the duplicate window, after a killed submit, --republish, a cancel mid-publish.
+mod resubmit;
+// One writer per results file; a cut last record resumes, other corruption is refused.
+mod one_writer;
+// The workers' consumer's limits: the deployment's, whoever creates it; workers set their own.
+mod consumer_limits;
 // Every dashboard panel against a real Prometheus scraping a real worker and coordinator.
 mod dashboards;
 // Bad messages on the jobs subject, cancelled sweeps, exactly one result per job.
