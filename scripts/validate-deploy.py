@@ -34,6 +34,9 @@ What is checked, and against what:
   * the coordinator Jobs (setup/, submit/): coordinator.toml (ConfigMap
     simfleet-coordinator-config, which the base renders) and SIMFLEET_COORDINATOR__* variables
     use keys of coordinator/src/fleet/settings.rs, secret files are mounted;
+  * the workers' consumer limits (ack_wait_seconds, max_deliver, max_ack_pending) are the same in
+    worker.toml (with SIMFLEET_WORKER__* overrides) and coordinator.toml, so whichever creates
+    the consumer creates it with the deployment's;
   * NATS, in every rendering that runs it (scripts/validate_nats.py): the rendered ConfigMap's
     nats.conf, cluster.conf and permissions.conf pass `nats-server -t`, every `$VARIABLE` they
     read is set by the StatefulSet; the per-role permissions let each role do its part and
@@ -872,6 +875,33 @@ def nats_checks(docs) -> str:
     return note
 
 
+CONSUMER_LIMITS = {"ack_wait_seconds": 30, "max_deliver": 5, "max_ack_pending": 1000}
+
+
+def consumer_limits(docs) -> str:
+    """worker.toml and coordinator.toml give the workers' consumer the same limits: whichever
+    creates it (the coordinator, or `coordinator setup`) creates it with the deployment's."""
+    dep = find(docs, "Deployment", "simfleet-worker")[0]
+    c = next(c for c in dep["spec"]["template"]["spec"]["containers"] if c["name"] == "worker")
+    worker_files = configmap_data(docs, "simfleet-worker-config") or {}
+    coordinator_files = configmap_data(docs, "simfleet-coordinator-config") or {}
+    if "worker.toml" not in worker_files or "coordinator.toml" not in coordinator_files:
+        return "SKIP worker.toml or coordinator.toml not in this rendering"
+    worker = tomllib.loads(worker_files["worker.toml"])
+    coordinator = tomllib.loads(coordinator_files["coordinator.toml"])
+    env = {e["name"]: e.get("value") for e in c.get("env", [])}
+    errors, shown = [], []
+    for key, default in CONSUMER_LIMITS.items():
+        w = int(env.get(f"SIMFLEET_WORKER__{key.upper()}") or worker.get(key, default))
+        k = int(coordinator.get(key, default))
+        if w != k:
+            errors.append(f"{key}: the workers have {w}, coordinator.toml {k}")
+        shown.append(f"{key} {w}")
+    if errors:
+        fail("the workers' consumer limits differ between worker.toml and coordinator.toml: " + "; ".join(errors))
+    return ", ".join(shown)
+
+
 def coordinator_jobs(docs) -> str:
     """Jobs running the coordinator: their --config and variables use known keys."""
     top, auth = coordinator_keys()
@@ -930,6 +960,9 @@ def main() -> int:
     for name, docs in RENDERED.items():
         if find(docs, "Deployment", "simfleet-worker"):
             check(f"worker config, probes, drain < grace, autoscaling {name}", worker_checks, docs)
+    for name, docs in RENDERED.items():
+        if find(docs, "Deployment", "simfleet-worker"):
+            check(f"worker.toml and coordinator.toml agree on the consumer's limits {name}", consumer_limits, docs)
     for name, docs in RENDERED.items():
         check(f"selectors and NetworkPolicy {name}", references, docs)
     for name, docs in RENDERED.items():

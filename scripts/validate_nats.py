@@ -6,7 +6,8 @@ config text, each returning a list of errors (empty when the check passes).
   quoted and bare strings, numbers, `$VARIABLE` references, `include`, `#` and `//` comments).
 * `permission_errors`: what each role may publish, against the subjects the code uses (names
   from shared/src/topology.rs): the worker cannot publish a job, create, purge, update or delete
-  a stream, or write the sweeps bucket; the coordinator cannot create, update or delete a
+  a stream, touch a consumer other than its own (whose limits it updates), or write the sweeps
+  bucket; the coordinator cannot create, update or delete a
   stream; each can do its own part; the admin can do everything.
 * `cluster_errors`: N servers (1, or an odd number for a quorum), routes to every StatefulSet
   pod through the headless Service, the route port exposed, pods on different nodes, a
@@ -124,9 +125,11 @@ def permission_errors(files: dict[str, str], names: dict[str, str]) -> list[str]
         "worker": (
             [result, f"{api}.CONSUMER.MSG.NEXT.{jobs}.{consumer}", f"$JS.ACK.{jobs}.{consumer}.1.2.3.4.5.6",
              f"{api}.STREAM.INFO.{jobs}", f"{api}.CONSUMER.INFO.{jobs}.{consumer}",
-             f"{api}.DIRECT.GET.{kv}.$KV.{bucket}.sweep-1"],
+             f"{api}.DIRECT.GET.{kv}.$KV.{bucket}.sweep-1",
+             f"{api}.CONSUMER.CREATE.{jobs}.{consumer}.{names['JOBS_FILTER']}"],
             [job, f"{api}.STREAM.PURGE.{jobs}", f"$KV.{bucket}.sweep-1", f"{api}.STREAM.MSG.DELETE.{jobs}",
-             f"{api}.CONSUMER.CREATE.{jobs}.{consumer}", f"{api}.CONSUMER.DELETE.{jobs}.{consumer}"] + topology_changes,
+             f"{api}.CONSUMER.CREATE.{jobs}.{consumer}", f"{api}.CONSUMER.CREATE.{jobs}.other.{names['JOBS_FILTER']}",
+             f"{api}.CONSUMER.DELETE.{jobs}.{consumer}"] + topology_changes,
         ),
         "coordinator": (
             [job, f"$KV.{bucket}.sweep-1", f"{api}.STREAM.PURGE.{jobs}", f"{api}.CONSUMER.CREATE.{results}.watch-s",

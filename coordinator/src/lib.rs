@@ -4,9 +4,9 @@
 //! # Layout
 //!
 //! - [`commands`]: one module per subcommand (`run`, `summary`, `replay`, `submit`, `watch`,
-//!   `status`, `results`, `cancel`, `list`, `rank`, `report`, `records`, `arena`), each with its clap
-//!   arguments and its `run`. `main.rs` parses the flags, sets up logging and dispatches to them;
-//!   everything below is a library the commands call.
+//!   `status`, `results`, `cancel`, `setup`, `list`, `rank`, `compare`, `report`, `records`,
+//!   `arena`), each with its clap arguments and its `run`. `main.rs` parses the flags, sets up
+//!   logging and dispatches to them; everything below is a library the commands call.
 //! - [`sweep`]: sweep files (errors name the line and field), the sweep id, the job expansion.
 //! - [`embedded`]: the in-process mode on all cores (`coordinator run`).
 //! - [`fleet`]: the fleet over NATS JetStream: submitting, watching, status, re-export, cancel.
@@ -14,6 +14,7 @@
 //!   Parquet), writing and reading them.
 //! - [`cell_table`]: a sweep's results merged per cell in job order (summary sweeps).
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
+//! - [`compare`]: paired comparisons with a baseline on shared seeds (common random numbers).
 //! - [`rank`]: ranking experiments: `[[rankings]]` teams and the fitted contributions.
 //! - [`report`]: the self-contained HTML report of a results file.
 //! - [`arena`]: the Trolley Problem Arena's HTTP server.
@@ -24,6 +25,7 @@
 pub mod arena;
 pub mod cell_table;
 pub mod commands;
+pub mod compare;
 pub mod embedded;
 pub mod fleet;
 pub mod llm;

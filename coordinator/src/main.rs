@@ -34,6 +34,7 @@ enum Command {
     Replay(commands::replay::Args),
     List(commands::list::Args),
     Rank(commands::rank::Args),
+    Compare(commands::compare::Args),
     Report(commands::report::Args),
     Arena(commands::arena::Args),
 }
@@ -60,6 +61,7 @@ fn main() -> ExitCode {
         Command::Replay(args) => commands::replay::run(args),
         Command::List(args) => commands::list::run(args),
         Command::Rank(args) => commands::rank::run(args),
+        Command::Compare(args) => commands::compare::run(args),
         Command::Report(args) => commands::report::run(args),
         Command::Arena(args) => commands::arena::run(args),
     };

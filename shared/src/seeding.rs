@@ -27,20 +27,31 @@ pub struct Stream {
 
 impl Stream {
     /// Key = the seed as 8 little-endian bytes then 24 zero bytes; stream `stream`; word position 0.
+    // Inlined so that the 320-byte generator is built where it is stored (a seat, a field)
+    // instead of being copied there: engines build five to ten streams per episode.
+    #[inline]
     pub fn new(seed: u64, stream: u64) -> Stream {
-        let mut key = [0u8; 32];
-        key[..8].copy_from_slice(&seed.to_le_bytes());
-        let mut rng = ChaCha8Rng::from_seed(key);
-        rng.set_stream(stream);
-        Stream { rng }
+        let mut s = Stream { rng: ChaCha8Rng::from_seed(key(seed)) };
+        s.rng.set_stream(stream);
+        s
+    }
+
+    /// Makes this stream [`Stream::new`]`(seed, stream)` in place: what a seat reused across
+    /// episodes does, without building the generator elsewhere and copying it in.
+    #[inline]
+    pub fn reset(&mut self, seed: u64, stream: u64) {
+        self.rng = ChaCha8Rng::from_seed(key(seed));
+        self.rng.set_stream(stream);
     }
 
     /// The environment stream of an episode.
+    #[inline]
     pub fn env(seed: u64) -> Stream {
         Stream::new(seed, ENV_STREAM)
     }
 
     /// The stream of the policy in `seat`.
+    #[inline]
     pub fn agent(seed: u64, seat: usize) -> Stream {
         Stream::new(seed, agent_stream(seat))
     }
@@ -54,14 +65,20 @@ impl Stream {
     /// unit() = (next_u64() >> 11) · 2^−53, in [0, 1).
     #[inline]
     pub fn unit(&mut self) -> f64 {
-        (self.rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+        unit(self.rng.next_u64())
     }
 
     /// index(n) = min(⌊unit()·n⌋, n−1). `n` must be at least 1.
     #[inline]
     pub fn index(&mut self, n: usize) -> usize {
         debug_assert!(n > 0, "index(0)");
-        let i = (self.unit() * n as f64) as usize;
+        let x = self.rng.next_u64();
+        if n == 2 {
+            // unit()·2 = (x >> 11)·2^−52 is exact: its floor is x's top bit. The commonest
+            // draw; a general power-of-two test costs callers with a variable n more than it saves.
+            return (x >> 63) as usize;
+        }
+        let i = (unit(x) * n as f64) as usize;
         i.min(n.saturating_sub(1))
     }
 
@@ -93,6 +110,38 @@ impl Stream {
         }
         w.len() - 1
     }
+
+    /// [`Stream::weighted`] for weights that are all non-negative (and not NaN), in one pass
+    /// of additions and without a branch per weight: the prefix sums are then non-decreasing,
+    /// so the smallest i with x < w_0 + … + w_i is the number of prefix sums ≤ x. The same
+    /// draw, the same sums in the same order, the same index.
+    #[inline]
+    pub fn weighted_nonnegative<const N: usize>(&mut self, w: &[f64; N]) -> usize {
+        debug_assert!(N > 0 && w.iter().all(|&wi| wi >= 0.0), "weights must be non-negative: {w:?}");
+        let mut prefix = [0.0; N];
+        let mut acc = 0.0;
+        for (p, wi) in prefix.iter_mut().zip(w) {
+            acc += wi;
+            *p = acc;
+        }
+        let x = self.unit() * acc;
+        let below = prefix.iter().map(|&p| usize::from(p <= x)).sum::<usize>();
+        below.min(N - 1)
+    }
+}
+
+/// The key of an episode seed: its 8 little-endian bytes, then 24 zero bytes.
+#[inline]
+fn key(seed: u64) -> [u8; 32] {
+    let mut key = [0u8; 32];
+    key[..8].copy_from_slice(&seed.to_le_bytes());
+    key
+}
+
+/// unit(x) = (x >> 11) · 2^−53: the top 53 bits of a word as a double in [0, 1).
+#[inline]
+fn unit(x: u64) -> f64 {
+    (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// FNV-1a 64, the trajectory hash of every game. Integers are fed little-endian.
@@ -138,10 +187,22 @@ impl Fnv64 {
         self.bytes(&v.to_le_bytes());
     }
 
-    /// Feeds a u32 little-endian.
+    /// Feeds `k` zero bytes (at most 16) in one multiplication: h ^ 0 = h, so each zero byte
+    /// only multiplies by the prime, and k of them multiply by its k-th power.
+    #[inline]
+    pub fn zeros(&mut self, k: usize) {
+        self.0 = self.0.wrapping_mul(PRIME_POWERS[k]);
+    }
+
+    /// Feeds a u32 little-endian. Its high zero bytes (all three of a value below 256) are fed
+    /// as one multiplication ([`Fnv64::zeros`]).
     #[inline]
     pub fn u32(&mut self, v: u32) {
-        self.bytes(&v.to_le_bytes());
+        let significant = 4 - (v.leading_zeros() / 8) as usize;
+        for &b in &v.to_le_bytes()[..significant] {
+            self.u8(b);
+        }
+        self.zeros(4 - significant);
     }
 
     /// Feeds a u64 little-endian.
@@ -163,9 +224,24 @@ impl Fnv64 {
 
     /// The hash as 16 lowercase hex digits, the form stored in episode records.
     pub fn hex(&self) -> String {
-        format!("{:016x}", self.0)
+        // By hand: `format!` goes through the formatting machinery, several times the work,
+        // once per episode of every game.
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let digits: [u8; 16] = std::array::from_fn(|i| DIGITS[(self.0 >> (60 - 4 * i) & 0xf) as usize]);
+        std::str::from_utf8(&digits).expect("hex digits are ASCII").to_owned()
     }
 }
+
+/// PRIME_POWERS[k] = Fnv64::PRIME^k mod 2^64, for k = 0..=16.
+const PRIME_POWERS: [u64; 17] = {
+    let mut t = [1u64; 17];
+    let mut k = 1;
+    while k < t.len() {
+        t[k] = t[k - 1].wrapping_mul(Fnv64::PRIME);
+        k += 1;
+    }
+    t
+};
 
 /// FNV-1a 64 of a byte string, in one call.
 pub fn fnv64(bytes: &[u8]) -> u64 {
@@ -203,6 +279,19 @@ mod tests {
     }
 
     #[test]
+    fn a_reset_stream_is_a_new_one() {
+        let mut s = Stream::new(1, 2);
+        s.next_u64();
+        for (seed, stream) in [(1, 2), (9, 0), (u64::MAX, 1 << 32), (0, 7)] {
+            s.reset(seed, stream);
+            let mut fresh = Stream::new(seed, stream);
+            for _ in 0..70 {
+                assert_eq!(s.next_u64(), fresh.next_u64(), "seed {seed}, stream {stream}");
+            }
+        }
+    }
+
+    #[test]
     fn chacha_stream_values_are_pinned() {
         // Pins the generator itself: a different rand_chacha (or key layout) fails here
         // before it silently changes every golden fixture.
@@ -230,6 +319,76 @@ mod tests {
         s.shuffle(&mut v);
         v.sort_unstable();
         assert_eq!(v, (0..10).collect::<Vec<_>>());
+    }
+
+    /// index(n) as the contract writes it, from one word.
+    fn reference_index(word: u64, n: usize) -> usize {
+        let u = (word >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+        ((u * n as f64) as usize).min(n - 1)
+    }
+
+    #[test]
+    fn index_is_the_contract_formula() {
+        let sizes = [1, 2, 3, 4, 5, 7, 8, 10, 16, 100, 1 << 20, (1 << 53) - 1, 1 << 53, (1 << 53) + 1, 1 << 60];
+        let sizes = sizes.into_iter().chain(1..70);
+        for (k, n) in sizes.enumerate() {
+            let (mut s, mut words) = (Stream::new(k as u64, 5), Stream::new(k as u64, 5));
+            for _ in 0..2000 {
+                assert_eq!(s.index(n), reference_index(words.next_u64(), n), "n = {n}");
+            }
+        }
+        // index(2) at the edge words: all zeros, all ones, and either side of the top bit.
+        for word in [0, u64::MAX, 1 << 63, (1 << 63) - 1, u64::MAX - (1 << 11), 0x7ff] {
+            assert_eq!((word >> 63) as usize, reference_index(word, 2), "word {word:#x}");
+        }
+    }
+
+    #[test]
+    fn weighted_nonnegative_is_weighted() {
+        let mut gen = Stream::new(1, 2);
+        for case in 0..3000 {
+            // Weights from 0 (often, to test ties and empty prefixes) to 2, and tiny ones.
+            let w: [f64; 10] = std::array::from_fn(|_| match gen.index(4) {
+                0 => 0.0,
+                1 => gen.unit() * 1e-300,
+                _ => gen.unit() * 2.0,
+            });
+            let (mut a, mut b) = (Stream::new(case, 7), Stream::new(case, 7));
+            for _ in 0..20 {
+                assert_eq!(a.weighted_nonnegative(&w), b.weighted(&w), "weights {w:?}");
+            }
+        }
+        let (mut a, mut b) = (Stream::new(5, 5), Stream::new(5, 5));
+        for w in [[0.0; 4], [0.0, 0.0, 0.0, 1.0], [1.0, 0.0, 0.0, 0.0], [f64::MIN_POSITIVE; 4]] {
+            for _ in 0..50 {
+                assert_eq!(a.weighted_nonnegative(&w), b.weighted(&w), "weights {w:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn zero_runs_and_integers_hash_as_their_bytes() {
+        for k in 0..=16 {
+            let (mut a, mut b) = (Fnv64::new(), Fnv64::new());
+            a.u8(7);
+            b.u8(7);
+            a.zeros(k);
+            b.bytes(&vec![0; k]);
+            assert_eq!(a.finish(), b.finish(), "{k} zeros");
+        }
+        for v in [0u32, 1, 99, 255, 256, 0xffff, 0x1_0000, 0x00ff_ff00, 0x0100_0000, u32::MAX] {
+            let (mut a, mut b) = (Fnv64::new(), Fnv64::new());
+            a.u32(v);
+            b.bytes(&v.to_le_bytes());
+            assert_eq!(a.finish(), b.finish(), "u32 {v:#x}");
+        }
+    }
+
+    #[test]
+    fn hex_is_sixteen_lowercase_digits() {
+        for v in [0, 1, 0xf, 0xdead_beef, u64::MAX, 0x0123_4567_89ab_cdef, fnv64(b"x")] {
+            assert_eq!(Fnv64(v).hex(), format!("{v:016x}"));
+        }
     }
 
     #[test]

@@ -90,6 +90,49 @@ pub struct SweepEntry {
     /// `submit --collect`: the collect mode that overrides the file's for every cell, if given.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collect: Option<crate::protocol::Collect>,
+    /// What `submit` has published so far (absent in entries written before it was recorded:
+    /// a resubmission then checks every job against the queue and the results).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<PublishRecord>,
+}
+
+/// How far `coordinator submit` got, in publish order (job index order), written into the
+/// sweep's entry as publishing proceeds so a resubmission, however late, publishes only what
+/// was never published. Written only forward: a writer holding an older copy of the entry
+/// never moves it back (the coordinator's `Fleet::put_entry`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PublishRecord {
+    /// Every job with a lower index was stored by the jobs stream (or already had a result).
+    pub below: u64,
+    /// Jobs from `below` up to (not including) this index may have been published: a submit
+    /// writes it before publishing them. Beyond it nothing was ever published.
+    pub up_to: u64,
+    /// Every job from `below` on that the jobs stream stored has a higher stream sequence, so a
+    /// resubmission finds the uncertain ones by reading the stream from here.
+    pub after_seq: u64,
+}
+
+impl PublishRecord {
+    /// The record of a sweep of `jobs` jobs published in full.
+    pub fn complete(jobs: u64) -> PublishRecord {
+        PublishRecord { below: jobs, up_to: jobs, after_seq: 0 }
+    }
+
+    /// Whether every job of a sweep of `jobs` jobs was published.
+    pub fn is_complete(&self, jobs: u64) -> bool {
+        self.below >= jobs
+    }
+
+    /// The later of two records of the same sweep (each field only moves forward, except
+    /// `after_seq`, which belongs to `below`).
+    pub fn max(self, other: PublishRecord) -> PublishRecord {
+        let after_seq = match self.below.cmp(&other.below) {
+            std::cmp::Ordering::Less => other.after_seq,
+            std::cmp::Ordering::Greater => self.after_seq,
+            std::cmp::Ordering::Equal => self.after_seq.min(other.after_seq),
+        };
+        PublishRecord { below: self.below.max(other.below), up_to: self.up_to.max(other.up_to), after_seq }
+    }
 }
 
 #[cfg(test)]

@@ -78,6 +78,11 @@ impl CoordinatorProcess {
         })
     }
 
+    /// Kills the process (SIGKILL: no chance to clean up).
+    pub fn kill(&mut self) {
+        self.child.kill().expect("kill the coordinator");
+    }
+
     /// Whether the process has exited.
     pub fn has_exited(&mut self) -> bool {
         self.child.try_wait().expect("try_wait").is_some()

@@ -55,7 +55,7 @@ impl ClusterFleet {
         let admin = jetstream::new(client);
         let r1 = TopologyConfig { ack_wait: Duration::from_secs(3), ..TopologyConfig::default() };
         ensure(&admin, &r1).await.expect("a one-replica topology");
-        let env = [("SIMFLEET_WORKER__STREAM_REPLICAS", "3")];
+        let env = [("SIMFLEET_WORKER__STREAM_REPLICAS", "3"), ("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "3")];
         let args = ["--nats-url", url.as_str(), "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
         // A worker configured for three replicas says the topology has one, and works anyway.
         let mut early = WorkerProcess::spawn(&args, &env);

@@ -98,8 +98,11 @@ async fn fleet(url: &str) -> Fleet {
     Fleet::connect(&FleetSettings::new(url)).await.unwrap()
 }
 
+/// A worker binary with the short ack wait of [`short_ack_wait`] (workers set the consumer's
+/// limits to their own).
 fn worker_process(url: &str) -> WorkerProcess {
-    WorkerProcess::spawn(&["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"], &[])
+    let args = ["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
+    WorkerProcess::spawn(&args, &[("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "2")])
 }
 
 async fn submit(f: &Fleet, setup: &Setup) -> fleet::submit::SubmitReport {
@@ -254,16 +257,17 @@ async fn submitting_twice_runs_each_job_once() {
     let first = submit(&f, &setup).await;
     let second = submit(&f, &setup).await;
     assert_eq!((first.published, first.duplicates), (8, 0));
-    assert_eq!((second.published, second.duplicates), (0, 8), "the server drops the resubmitted jobs");
+    assert_eq!((second.published, second.published_before), (0, 8), "the publish record holds every job");
     assert_eq!(jobs_in_stream(&f.js).await, 8, "eight jobs queued, not sixteen");
     let worker = RunningWorker::start(test_settings(&url)).await;
     let out = setup.path("fleet.jsonl");
     let report = watch(&f, &setup, &out).await;
     assert_eq!((report.jobs_done, report.duplicates), (8, 0));
     assert_eq!(result_messages(&f.js, &setup.sweep.id).await, 8, "one result per job");
-    // After the duplicate window, jobs with results are skipped by reading the results.
+    // The sweep is done and stays done when submitted again.
     let third = submit(&f, &setup).await;
-    assert_eq!((third.published, third.skipped), (0, 8));
+    assert_eq!((third.published, third.published_before), (0, 8));
+    assert_eq!(third.status, simfleet::topology::SweepStatus::Done);
     worker.stop().await.unwrap();
     assert_same_records(&setup, &out).await;
 }
@@ -286,6 +290,7 @@ async fn bad_jobs_are_reported_with_their_index_and_reason() {
         jobs_failed: 0,
         definition: setup.text.clone(),
         collect: None,
+        published: None,
     })
     .await
     .unwrap();
@@ -341,7 +346,9 @@ async fn a_job_out_of_deliveries_is_reported_failed() {
     let envelope: JobEnvelope = protocol::decode(&taken.payload).unwrap();
     assert_eq!(envelope.index, 0);
     drop(batch);
-    let worker = RunningWorker::start(test_settings(&url)).await;
+    // Configured like the consumer: a worker changes the consumer's limits to its own.
+    let settings = worker::Settings { max_deliver: 1, ack_wait: Duration::from_secs(1), ..test_settings(&url) };
+    let worker = RunningWorker::start(settings).await;
     let out = setup.path("fleet.jsonl");
     let report = watch(&f, &setup, &out).await;
     assert_eq!(report.jobs_done, 1);
@@ -460,7 +467,7 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
         2 * per_job
     );
     let setup = Setup::new(text);
-    let worker = RunningWorker::start(test_settings(&url)).await;
+    let worker = RunningWorker::start(worker::Settings { ack_wait, ..test_settings(&url) }).await;
     let f = fleet(&url).await;
     submit(&f, &setup).await;
     let out = setup.path("fleet.jsonl");

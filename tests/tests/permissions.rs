@@ -89,6 +89,12 @@ async fn the_fleet_works_under_the_shipped_permissions() {
         coordinator(&["submit", idle_sweep.to_str().unwrap(), "--nats-url", &url], &coordinator_creds).await;
     assert_eq!(code, Some(0), "{stderr}");
     stderrs.push(stderr);
+    // `--republish` reads the queue (message gets by subject) and the results: all four queued.
+    let republish = ["submit", idle_sweep.to_str().unwrap(), "--republish", "--quiet", "--nats-url", &url];
+    let (code, _, stderr) = coordinator(&republish, &coordinator_creds).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stderr.contains("0 published, 4 published before"), "{stderr}");
+    stderrs.push(stderr);
     let (code, stdout, stderr) = coordinator(&["cancel", &idle.sweep.id, "--nats-url", &url], &coordinator_creds).await;
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains("4 queued job(s) removed"), "{stdout}");

@@ -6,6 +6,12 @@
 mod fleet;
 // collect = "summary": summary tables equal the records' tables, embedded and on a fleet.
 mod summaries;
+// Resubmission at any delay: after the duplicate window, after a killed submit, --republish, a cancel mid-publish.
+mod resubmit;
+// One writer per results file; a cut last record resumes, other corruption is refused.
+mod one_writer;
+// The workers' consumer's limits: the deployment's, whoever creates it; workers set their own.
+mod consumer_limits;
 // Every dashboard panel against a real Prometheus scraping a real worker and coordinator.
 mod dashboards;
 // Bad messages on the jobs subject, cancelled sweeps, exactly one result per job.
@@ -33,6 +39,8 @@ mod metrics;
 mod config;
 // The trolley arena's HTTP server (no nats-server): full games, every error, races, deadlines.
 mod arena;
+// `coordinator compare` and the report's "At a glance" section from the command line.
+mod compare;
 // README.md and docs/: every command block runs, shown output is checked, contracts match the code.
 mod docs;
 // llm seats end to end against a stand-in model server: CLI, fleet, HTTPS, proxies, failures,

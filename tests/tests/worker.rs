@@ -78,6 +78,7 @@ async fn jobs_of_a_cancelled_sweep_are_answered_cancelled() {
         jobs_failed: 0,
         definition: String::new(),
         collect: None,
+        published: None,
     };
     kv.put(&sweep, serde_json::to_vec(&entry).unwrap().into()).await.unwrap();
     publish_job(&js, &good_job(&sweep, 0, 10)).await;

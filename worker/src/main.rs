@@ -32,8 +32,11 @@ fn main() -> ExitCode {
         }
     };
     let outcome = runtime.block_on(serve(settings));
-    // Jobs given back at shutdown may still be running on the blocking pool; their results are
-    // no longer wanted, and dropping the runtime normally would wait for them.
+    // Jobs given back at shutdown may still be playing on the play or I/O threads: those are
+    // threads of our own (worker/src/player.rs, llm_pool.rs), which returning from `main` ends,
+    // and their results are no longer wanted. The runtime's own blocking pool holds only the
+    // NATS client's short tasks (a host name lookup, loading TLS files), which a stopping worker
+    // need not wait for either: dropping the runtime normally would.
     runtime.shutdown_timeout(Duration::from_millis(100));
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -170,9 +170,10 @@ impl Default for Settings {
             nats_url: DEFAULT_NATS_URL.to_string(),
             worker_id: default_worker_id(&HashMap::new()),
             concurrency: cores,
-            ack_wait: Duration::from_secs(30),
-            max_deliver: 5,
-            max_ack_pending: 1000,
+            // The consumer's limits default to the topology's, which the coordinator also uses.
+            ack_wait: TopologyConfig::default().ack_wait,
+            max_deliver: TopologyConfig::default().max_deliver,
+            max_ack_pending: TopologyConfig::default().max_ack_pending,
             stream_replicas: 1,
             fetch_batch: cores,
             prefetch: cores,

@@ -10,6 +10,7 @@
 
 pub mod arena;
 pub mod cancel;
+pub mod compare;
 pub mod list;
 pub mod rank;
 pub mod records;

@@ -4,7 +4,10 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Write a self-contained HTML report of a results file (inline SVG, no network): summary
+/// Write a self-contained HTML report of a results file (inline SVG, no network). It opens with
+/// "At a glance": per game, a heatmap of scenario × policy set (mean team reward as colour, win
+/// rate in each cell) and a forest plot of each policy set's paired difference in team reward
+/// from a baseline on shared seeds (as `compare`). Then the summary
 /// table, outcome shares with 95% intervals, team-reward and episode-length histograms per
 /// cell, and the ranking when the policy sets are teams.
 #[derive(clap::Args, Debug)]
@@ -17,11 +20,15 @@ pub struct Args {
     /// Take each policy set's seats from this sweep file for the ranking (see `rank`).
     #[arg(long, value_name = "SWEEP")]
     sweep: Option<PathBuf>,
+    /// The policy set the forest plots compare with [default: `random` if there is one, else
+    /// the first policy set in the file]. Pairing needs per-seed records (see `compare`).
+    #[arg(long, value_name = "NAME")]
+    baseline: Option<String>,
 }
 
 /// Writes the page and says what is in it.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let w = crate::report::report(&args.file, args.sweep.as_deref(), &args.out)?;
+    let w = crate::report::report(&args.file, args.sweep.as_deref(), args.baseline.as_deref(), &args.out)?;
     println!(
         "report written to {}: {} episodes, {} cells, {} game(s) ranked",
         args.out.display(),

@@ -12,7 +12,11 @@ use crate::progress;
 use crate::sweep::Sweep;
 
 /// Publish a sweep's jobs to the fleet over NATS JetStream and print the sweep id.
-/// Submitting the same sweep again publishes nothing twice. With --watch, then watch it.
+///
+/// Submitting the same sweep again, however much later, publishes only the jobs never published
+/// (the sweep's entry on the server records how far publishing got), so an interrupted submit
+/// is finished by running it again, and a finished sweep stays done. With --watch, then watch
+/// it.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep file (TOML; see examples/).
@@ -28,6 +32,10 @@ pub struct Args {
     /// summary sweep has its own id.
     #[arg(long, value_name = "MODE")]
     collect: Option<simfleet::protocol::Collect>,
+    /// Also publish again the jobs that were published and lost since (the jobs stream purged
+    /// or deleted): every job with neither a result nor a message in the queue.
+    #[arg(long)]
+    republish: bool,
     /// Do not draw progress bars.
     #[arg(long)]
     quiet: bool,
@@ -40,22 +48,30 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
     let path = &args.sweep;
     let definition = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let sweep = Sweep::parse(&definition, &path.display().to_string())?.with_collect(args.collect);
+    if let Some(out) = args.out.as_deref().filter(|_| args.watch) {
+        // Another process writing --out would stop the watch: say so before publishing.
+        drop(fleet::output_lock::OutputLock::acquire(out)?);
+    }
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
         let jobs_bar = progress::publish_bar(progress, sweep.job_count());
         let started = std::time::Instant::now();
-        let report = fleet::submit::submit(&fleet, &sweep, &definition, &jobs_bar).await?;
+        let mode = if args.republish { fleet::submit::Mode::Republish } else { fleet::submit::Mode::Once };
+        let report = fleet::submit::submit_with(&fleet, &sweep, &definition, mode, &jobs_bar).await?;
         jobs_bar.finish_and_clear();
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
-            "{}: {} jobs ({} episodes): {} published, {} already answered, {} dropped as duplicates ({:.0} jobs/s)",
+            "{}: {} jobs ({} episodes): {} published, {} published before, {} already answered, {} dropped as \
+             duplicates ({:.0} jobs/s); status {}",
             report.sweep,
             report.jobs,
             sweep.episode_count(),
             report.published,
+            report.published_before,
             report.skipped,
             report.duplicates,
-            report.published as f64 / secs.max(1e-9)
+            report.published as f64 / secs.max(1e-9),
+            format!("{:?}", report.status).to_lowercase()
         );
         // The sweep id alone on stdout, for scripts: `id=$(coordinator submit s.toml)`.
         println!("{}", report.sweep);

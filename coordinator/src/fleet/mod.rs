@@ -1,14 +1,15 @@
 //! The fleet commands: the coordinator's side of the NATS topology (docs/topology.md).
 //!
-//! - [`submit`]: publish a sweep's jobs (idempotent: message ids, and jobs already answered or
-//!   queued are skipped) and its KV entry.
+//! - [`submit`]: publish a sweep's jobs and its KV entry, idempotent at any delay (the entry's
+//!   publish record; message ids within the server's duplicate window).
 //! - [`watch`]: collect a sweep's results through the durable consumer `watch-<sweep>`, dedup
 //!   by job index, stream records to a file, resume after a restart, report failed jobs
 //!   (error results and jobs out of deliveries, from the DLQ).
 //! - [`status`], [`results`], [`cancel`]: counts from any machine, a fresh export from the
 //!   results stream, cancelling a sweep.
-//! - [`scan`]: reading a subject's message ids (which jobs are queued or answered).
+//! - [`scan`]: which jobs of a sweep are answered (the results' message ids) or still queued.
 //! - [`settings`]: the layered connection settings; [`metrics`]: `/metrics` while `watch` runs.
+//! - [`output_lock`]: one writer per results file (`watch`, `results`).
 //! - [`setup`]: `coordinator setup`, the admin's creation (and change) of the topology.
 //!
 //! Connecting, credentials and the topology itself are `simfleet::nats`, shared with the
@@ -17,7 +18,8 @@
 //! `status`, `results` and `cancel` wait to connect and then fail if JetStream stops answering.
 
 use async_nats::jetstream;
-use simfleet::nats::outage::{wait_out, wait_out_if};
+use async_nats::jetstream::kv;
+use simfleet::nats::outage::{is_transient, wait_out, wait_out_if, WAITING};
 use simfleet::nats::topology::{self, Topology, TopologyConfig, TopologyError};
 use simfleet::topology::SweepEntry;
 
@@ -25,6 +27,7 @@ pub mod cancel;
 pub mod dlq;
 pub mod failures;
 pub mod metrics;
+pub mod output_lock;
 pub mod results;
 pub mod scan;
 pub mod settings;
@@ -80,11 +83,68 @@ impl Fleet {
         }
     }
 
-    /// Writes the KV entry of a sweep. Waits out JetStream outages.
+    /// Writes the KV entry of a sweep, keeping the later of its publish record and the one the
+    /// bucket holds: `submit` and `watch` both rewrite the entry, and a writer holding an older
+    /// copy must not move the record back (a resubmission would then publish jobs twice).
+    /// Waits out JetStream outages.
     pub async fn put_entry(&self, entry: &SweepEntry) -> anyhow::Result<()> {
-        let value: bytes::Bytes = serde_json::to_vec(entry)?.into();
-        wait_out("writing the sweep's KV entry", || self.topology.sweeps.put(&entry.id, value.clone())).await?;
-        Ok(())
+        self.modify_entry(&entry.id, |_| entry.clone()).await
+    }
+
+    /// Moves the publish record of sweep `entry.id` forward, leaving the rest of the entry as the
+    /// bucket holds it (a `cancel` meanwhile stays cancelled); `entry` is written when the
+    /// bucket has none.
+    pub async fn record_published(&self, entry: &SweepEntry) -> anyhow::Result<()> {
+        self.modify_entry(&entry.id, |stored| match stored {
+            Some(stored) => SweepEntry { published: entry.published, ..stored },
+            None => entry.clone(),
+        })
+        .await
+    }
+
+    /// Writes `f(stored entry)` under `id` with a compare-and-set on the entry's revision, tried
+    /// again when another writer came first; the publish record written is the later of `f`'s
+    /// and the stored one.
+    async fn modify_entry(&self, id: &str, f: impl Fn(Option<SweepEntry>) -> SweepEntry) -> anyhow::Result<()> {
+        loop {
+            let current = wait_out("reading the sweep's KV entry", || self.topology.sweeps.entry(id)).await?;
+            let current = current.filter(|e| e.operation == kv::Operation::Put);
+            let stored = current.as_ref().and_then(|e| serde_json::from_slice::<SweepEntry>(&e.value).ok());
+            let stored_record = stored.as_ref().and_then(|s| s.published);
+            let mut next = f(stored);
+            next.published = match (stored_record, next.published) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            let value: bytes::Bytes = serde_json::to_vec(&next)?.into();
+            let written = match &current {
+                Some(e) => self
+                    .topology
+                    .sweeps
+                    .update(id, value, e.revision)
+                    .await
+                    .map_err(|e| (e.kind() == kv::UpdateErrorKind::WrongLastRevision, anyhow::Error::from(e))),
+                None => self
+                    .topology
+                    .sweeps
+                    .create(id, value)
+                    .await
+                    .map_err(|e| (e.kind() == kv::CreateErrorKind::AlreadyExists, anyhow::Error::from(e))),
+            };
+            match written {
+                Ok(_) => return Ok(()),
+                // Another writer came first, or in a cluster a write of ours that timed out is
+                // still being agreed on ("wrong last sequence"): start again from what is there.
+                Err((conflict, e)) if conflict || format!("{e:#}").contains("wrong last sequence") => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                }
+                Err((_, e)) if is_transient(&e) => {
+                    tracing::warn!(error = format!("{e:#}"), "writing the sweep's KV entry: {WAITING}");
+                    tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+                }
+                Err((_, e)) => return Err(e.context("writing the sweep's KV entry")),
+            }
+        }
     }
 
     /// Every sweep entry in the KV bucket, sorted by id.

@@ -41,6 +41,7 @@ pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> a
         Err(_) => None,
     };
     let games = sweep.as_ref().map_or_else(|| GameKind::ALL.to_vec(), |s| s.games());
+    let _lock = super::output_lock::OutputLock::acquire(out)?;
     let mut writer = RecordWriter::create(out, &games)?;
     let mut report = ExportReport { jobs_total: sweep.as_ref().map(|s| s.job_count()), ..Default::default() };
     if let Some(s) = &sweep {

@@ -1,14 +1,16 @@
-//! Which jobs of a sweep a stream holds, read from the `Nats-Msg-Id` headers alone.
+//! Which jobs of a sweep a stream holds, found by their `Nats-Msg-Id` headers.
 //!
 //! Jobs and their results carry the message id `<sweep>.<index>`, so a headers-only ordered
-//! consumer over a sweep's subject lists its job indexes without moving any payload: `submit`
-//! uses it to skip jobs already queued or answered (beyond the server's duplicate window).
+//! consumer over a sweep's result subject lists its answered jobs without moving any payload.
+//! The jobs stream cannot be read that way (a work-queue stream refuses a consumer that overlaps
+//! the workers'), so [`queued`] walks it with message gets by subject (`$JS.API.STREAM.MSG.GET`) instead. `submit`
+//! uses both for the jobs its publish record leaves uncertain, and for `--republish`.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
 
 use async_nats::jetstream::consumer::{pull, DeliverPolicy};
-use async_nats::jetstream::stream::Stream;
+use async_nats::jetstream::stream::{RawMessageErrorKind, Stream};
 use async_nats::jetstream::Message;
 use async_nats::HeaderMap;
 use futures::StreamExt;
@@ -27,8 +29,9 @@ pub fn index_of(headers: Option<&HeaderMap>, sweep: &str) -> Option<u64> {
     }
 }
 
-/// Reads every message on `subject` of `stream` from the start, headers only, and calls `f`
-/// with each. Returns the number of messages read.
+/// Reads every message on `subject` of `stream` from the start, headers only when
+/// `headers_only` (payloads too otherwise: `watch` and `results` read the records this way),
+/// and calls `f` with each. Returns the number of messages read.
 pub async fn for_each_header(
     stream: &Stream,
     subject: &str,
@@ -79,4 +82,24 @@ pub async fn indexes(stream: &Stream, subject: &str, sweep: &str) -> anyhow::Res
     })
     .await?;
     Ok(found)
+}
+
+/// The job indexes of `sweep` still in the jobs stream (waiting, or delivered and not yet
+/// acknowledged) among its messages on `filter` with a stream sequence above `after_seq`: one
+/// message get per job, so a caller keeps `after_seq` as high as it can.
+pub async fn queued(jobs: &Stream, filter: &str, sweep: &str, after_seq: u64) -> anyhow::Result<BTreeSet<u64>> {
+    let mut found = BTreeSet::new();
+    let mut seq = after_seq + 1;
+    loop {
+        match jobs.raw_message_builder().sequence(seq).next_by_subject(filter).send().await {
+            Ok(msg) => {
+                if let Some(i) = index_of(Some(&msg.headers), sweep) {
+                    found.insert(i);
+                }
+                seq = msg.sequence + 1;
+            }
+            Err(e) if e.kind() == RawMessageErrorKind::NoMessageFound => return Ok(found),
+            Err(e) => return Err(anyhow::Error::from(e).context(format!("reading the queued jobs of {sweep}"))),
+        }
+    }
 }

@@ -1,13 +1,17 @@
 //! The coordinator's connection settings for the fleet commands, layered like the worker's:
 //! built-in defaults < `NATS_URL` < `--config FILE` < `SIMFLEET_COORDINATOR__*` environment <
 //! flags. Keys: `nats_url` (one server or a comma-separated list), `metrics_listen`,
-//! `stream_replicas` (of the streams and KV bucket it creates), and the worker's `[auth]` table
-//! (user/password, token, nkey seed or creds file, each inline or `*_file`, plus `tls_ca_file`,
-//! `tls_cert_file` and `tls_key_file`), all read by `simfleet::nats`.
+//! `stream_replicas` (of the streams and KV bucket it creates), the workers' consumer limits
+//! `ack_wait_seconds`, `max_deliver` and `max_ack_pending` (the worker's keys, with the same
+//! defaults: a coordinator that creates the consumer creates it with the deployment's limits),
+//! and the worker's `[auth]` table (user/password, token, nkey seed or creds file, each inline
+//! or `*_file`, plus `tls_ca_file`, `tls_cert_file` and `tls_key_file`), all read by
+//! `simfleet::nats`.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde::Deserialize;
 use simfleet::nats::{Auth, AuthConfig, ConfigError, TopologyConfig};
@@ -32,6 +36,9 @@ struct RawConfig {
     nats_url: String,
     metrics_listen: Option<String>,
     stream_replicas: usize,
+    ack_wait_seconds: u64,
+    max_deliver: i64,
+    max_ack_pending: i64,
     #[serde(default)]
     auth: AuthConfig,
 }
@@ -47,6 +54,9 @@ pub struct FleetSettings {
     /// permissions, the first fleet command) creates them with, and what every fleet command
     /// checks them against.
     pub stream_replicas: usize,
+    /// The workers' consumer: ack wait, deliveries before the DLQ, fleet-wide jobs in flight.
+    /// What the coordinator (or `setup`) creates it with; workers configured otherwise change it.
+    pub consumer_limits: (Duration, i64, i64),
     /// Credentials and TLS.
     pub auth: Auth,
 }
@@ -54,20 +64,39 @@ pub struct FleetSettings {
 impl FleetSettings {
     /// Settings for an open server at `nats_url` (what tests use).
     pub fn new(nats_url: impl Into<String>) -> FleetSettings {
-        FleetSettings { nats_url: nats_url.into(), metrics_listen: None, stream_replicas: 1, auth: Auth::default() }
+        let d = TopologyConfig::default();
+        FleetSettings {
+            nats_url: nats_url.into(),
+            metrics_listen: None,
+            stream_replicas: 1,
+            consumer_limits: (d.ack_wait, d.max_deliver, d.max_ack_pending),
+            auth: Auth::default(),
+        }
     }
 
-    /// The topology the fleet commands create and check: `stream_replicas` and the default
-    /// limits of the workers' consumer.
+    /// The topology the fleet commands create and check: `stream_replicas` and the configured
+    /// limits of the workers' consumer (the same keys as the workers').
     pub fn topology_config(&self) -> TopologyConfig {
-        TopologyConfig { replicas: self.stream_replicas, ..TopologyConfig::default() }
+        let (ack_wait, max_deliver, max_ack_pending) = self.consumer_limits;
+        TopologyConfig {
+            replicas: self.stream_replicas,
+            ack_wait,
+            max_deliver,
+            max_ack_pending,
+            ..TopologyConfig::default()
+        }
     }
 
     /// Loads the layers. `env` is the process environment (a parameter for tests).
     pub fn load(flags: &FleetFlags, env: &HashMap<String, String>) -> Result<FleetSettings, ConfigError> {
         let nats_url = env.get("NATS_URL").cloned().unwrap_or_else(|| simfleet::nats::DEFAULT_NATS_URL.to_string());
-        let mut builder =
-            config::Config::builder().set_default("nats_url", nats_url)?.set_default("stream_replicas", 1u64)?;
+        let d = TopologyConfig::default();
+        let mut builder = config::Config::builder()
+            .set_default("nats_url", nats_url)?
+            .set_default("stream_replicas", 1u64)?
+            .set_default("ack_wait_seconds", d.ack_wait.as_secs())?
+            .set_default("max_deliver", d.max_deliver)?
+            .set_default("max_ack_pending", d.max_ack_pending)?;
         if let Some(file) = &flags.config {
             builder = builder.add_source(file_source(file)?);
         }
@@ -96,8 +125,21 @@ impl FleetSettings {
             nats_url: raw.nats_url,
             metrics_listen,
             stream_replicas: simfleet::nats::check_replicas(raw.stream_replicas)?,
+            consumer_limits: (
+                Duration::from_secs(positive("ack_wait_seconds", raw.ack_wait_seconds)?),
+                positive("max_deliver", raw.max_deliver)?,
+                positive("max_ack_pending", raw.max_ack_pending)?,
+            ),
             auth: raw.auth.resolve()?,
         })
+    }
+}
+
+fn positive<T: PartialOrd + Default + std::fmt::Display>(key: &str, value: T) -> Result<T, ConfigError> {
+    if value > T::default() {
+        Ok(value)
+    } else {
+        Err(ConfigError::new(key, format!("must be positive, got {value}")))
     }
 }
 
@@ -143,6 +185,18 @@ mod tests {
         assert_eq!(FleetSettings::load(&FleetFlags::default(), &e).unwrap_err().key(), Some("stream_replicas"));
         let flags = FleetFlags { nats_url: Some("nats://a:4222,ftp://b".into()), ..FleetFlags::default() };
         assert_eq!(FleetSettings::load(&flags, &env(&[])).unwrap_err().key(), Some("nats_url"));
+    }
+
+    #[test]
+    fn the_consumer_limits_are_the_workers_keys() {
+        let s = FleetSettings::load(&FleetFlags::default(), &env(&[])).unwrap();
+        assert_eq!(s.topology_config(), TopologyConfig::default());
+        let e =
+            env(&[("SIMFLEET_COORDINATOR__MAX_ACK_PENDING", "2400"), ("SIMFLEET_COORDINATOR__ACK_WAIT_SECONDS", "9")]);
+        let cfg = FleetSettings::load(&FleetFlags::default(), &e).unwrap().topology_config();
+        assert_eq!((cfg.ack_wait, cfg.max_deliver, cfg.max_ack_pending), (Duration::from_secs(9), 5, 2400));
+        let e = env(&[("SIMFLEET_COORDINATOR__MAX_DELIVER", "0")]);
+        assert_eq!(FleetSettings::load(&FleetFlags::default(), &e).unwrap_err().key(), Some("max_deliver"));
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! `coordinator status [ID]`: a sweep's state from any machine, from the KV entry and the
-//! streams' per-subject message counts.
+//! streams' per-subject message counts, and the workers' consumer: the limits the fleet runs
+//! under, as the server has them.
 
 use std::collections::BTreeMap;
 
 use async_nats::jetstream::stream::Stream;
 use futures::TryStreamExt;
-use simfleet::topology::{SweepStatus, JOBS_FILTER, RESULTS_FILTER};
+use simfleet::topology::{SweepStatus, JOBS_FILTER, RESULTS_FILTER, WORKERS_CONSUMER};
 
 use super::Fleet;
 use crate::table::{self, Align};
@@ -63,6 +64,48 @@ pub async fn status(fleet: &Fleet, id: Option<&str>) -> anyhow::Result<Vec<Sweep
             watched_failed: e.jobs_failed,
         })
         .collect())
+}
+
+/// The workers' consumer as the server has it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConsumerState {
+    /// How long a delivered job may go without an ack (in-progress acks extend it).
+    pub ack_wait: std::time::Duration,
+    /// Deliveries of a job before its max-deliveries advisory (the DLQ).
+    pub max_deliver: i64,
+    /// Jobs delivered and not yet acknowledged, fleet-wide, at most.
+    pub max_ack_pending: i64,
+    /// Jobs delivered and not yet acknowledged now.
+    pub in_flight: u64,
+    /// Jobs waiting for a worker now.
+    pub waiting: u64,
+}
+
+/// The workers' consumer's limits and load.
+pub async fn consumer(fleet: &Fleet) -> anyhow::Result<ConsumerState> {
+    let info = fleet.topology.jobs.consumer_info(WORKERS_CONSUMER).await?;
+    Ok(ConsumerState {
+        ack_wait: info.config.ack_wait,
+        max_deliver: info.config.max_deliver,
+        max_ack_pending: info.config.max_ack_pending,
+        in_flight: info.num_ack_pending as u64,
+        waiting: info.num_pending,
+    })
+}
+
+impl std::fmt::Display for ConsumerState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "workers' consumer {WORKERS_CONSUMER}: ack_wait_seconds {}, max_deliver {}, max_ack_pending {} \
+             (the most jobs in flight fleet-wide); now {} in flight, {} waiting",
+            self.ack_wait.as_secs(),
+            self.max_deliver,
+            self.max_ack_pending,
+            self.in_flight,
+            self.waiting
+        )
+    }
 }
 
 /// The states as a table.

@@ -1,18 +1,27 @@
 //! `coordinator submit`: publishes a sweep's jobs and its KV entry.
 //!
-//! Submitting is idempotent. Each job goes out with `Nats-Msg-Id = <sweep>.<index>`, so the
-//! server drops a job it saw within its duplicate window; beyond the window, jobs that already
-//! have a result are skipped by reading the message ids of the sweep's result subject first.
-//! (The queue itself cannot be scanned: a work-queue stream refuses a second consumer that
-//! overlaps the workers'. A job resubmitted after the window while its first copy still waits
-//! is played twice, and its second result is dropped by message id and by `watch`'s dedup on
-//! the job index: wasted work, never a duplicate record.) Publishing is pipelined: up to [`ACKS_IN_FLIGHT`] publish acks are awaited at
-//! once, which is what makes tens of thousands of jobs per second possible over one connection.
+//! Submitting is idempotent at any delay. The sweep's KV entry carries a publish record
+//! ([`PublishRecord`]), written as publishing proceeds: every job below `below` was stored by the
+//! jobs stream, jobs from `below` to `up_to` may have been (the record says so before they go
+//! out), and nothing beyond `up_to` ever was. A resubmission, 2 seconds or 2 days later,
+//! publishes only what was never published: it skips everything below `below`, checks the few
+//! uncertain jobs against the queue (message gets by subject from `after_seq`) and the results,
+//! and publishes the rest. A resubmitted finished sweep keeps its status. Each job still goes
+//! out with `Nats-Msg-Id = <sweep>.<index>`, so the server drops one it saw within its
+//! duplicate window: a second line of defence.
 //!
-//! Because it is idempotent, a submit interrupted by a JetStream outage (a server restarting, a
-//! leader election, a cluster without quorum) simply starts over once JetStream answers, and
-//! says so while it waits (`simfleet::nats::outage`).
+//! Jobs that were published and then lost (a purged stream) are not republished by a plain
+//! resubmission: [`Mode::Republish`] (`submit --republish`) does that, publishing every job that
+//! has neither a result nor a message in the queue, with a message id of its own (`.r<time>`)
+//! so the duplicate window does not drop it.
+//!
+//! Publishing is pipelined: up to [`ACKS_IN_FLIGHT`] publish acks are awaited at once, which is
+//! what makes tens of thousands of jobs per second possible over one connection. A submit
+//! interrupted by a JetStream outage (a server restarting, a leader election, a cluster without
+//! quorum) starts over once JetStream answers, from its record, and says so while it waits
+//! (`simfleet::nats::outage`).
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 
@@ -21,14 +30,27 @@ use async_nats::jetstream::publish::PublishAck;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use indicatif::ProgressBar;
-use simfleet::nats::outage::{is_transient, WAITING};
-use simfleet::topology::{job_subject, msg_id, result_subject, SweepEntry, SweepStatus};
+use simfleet::nats::outage::{is_transient, wait_out, WAITING};
+use simfleet::topology::{
+    job_subject, msg_id, result_subject, sweep_jobs_filter, PublishRecord, SweepEntry, SweepStatus,
+};
 
 use super::{scan, Fleet};
 use crate::sweep::Sweep;
 
-/// Publish acks awaited at once.
+/// Publish acks awaited at once, and jobs the publish record announces at a time (`up_to`).
 pub const ACKS_IN_FLIGHT: usize = 4096;
+
+/// What a submit publishes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Only jobs never published (the publish record, then the queue and results).
+    #[default]
+    Once,
+    /// Also jobs published before and lost since (a purged stream): every job with neither a
+    /// result nor a message in the queue.
+    Republish,
+}
 
 /// What a submit did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,22 +63,36 @@ pub struct SubmitReport {
     pub published: u64,
     /// Jobs skipped because they already have a result.
     pub skipped: u64,
+    /// Jobs skipped because an earlier submit published them (the publish record, or the queue).
+    pub published_before: u64,
     /// Jobs the server dropped as duplicates (same message id within its window).
     pub duplicates: u64,
+    /// The sweep's status after the submit.
+    pub status: SweepStatus,
 }
 
-/// Publishes every job of `sweep` not yet answered, waiting out JetStream outages. `definition`
+/// Publishes every job of `sweep` never published, waiting out JetStream outages. `definition`
 /// is the sweep file's text, stored in the KV entry so `watch` and `status` work from any
 /// machine.
 pub async fn submit(fleet: &Fleet, sweep: &Sweep, definition: &str, bar: &ProgressBar) -> anyhow::Result<SubmitReport> {
-    // Jobs published by attempts an outage interrupted: the next attempt sees them again as
-    // duplicates, which they are not.
+    submit_with(fleet, sweep, definition, Mode::Once, bar).await
+}
+
+/// [`submit`], publishing what `mode` says.
+pub async fn submit_with(
+    fleet: &Fleet,
+    sweep: &Sweep,
+    definition: &str,
+    mode: Mode,
+    bar: &ProgressBar,
+) -> anyhow::Result<SubmitReport> {
+    // Jobs published by attempts an outage interrupted: the next attempt finds them published.
     let mut earlier = 0;
     loop {
         bar.reset();
-        match submit_once(fleet, sweep, definition, bar).await {
+        match submit_once(fleet, sweep, definition, mode, bar).await {
             Ok(mut report) => {
-                report.duplicates = report.duplicates.saturating_sub(earlier);
+                report.published_before = report.published_before.saturating_sub(earlier);
                 report.published += earlier;
                 return Ok(report);
             }
@@ -65,7 +101,7 @@ pub async fn submit(fleet: &Fleet, sweep: &Sweep, definition: &str, bar: &Progre
                 tracing::warn!(
                     operation = "submitting the jobs",
                     error = format!("{:#}", failed.error),
-                    "{WAITING}; the submit starts over then (jobs already published are dropped as duplicates)"
+                    "{WAITING}; the submit starts over then, from its publish record"
                 );
                 tokio::time::sleep(RETRY_PAUSE).await;
             }
@@ -89,75 +125,157 @@ impl<E: Into<anyhow::Error>> From<E> for Interrupted {
     }
 }
 
+/// The publish record as publishing proceeds: which jobs are settled (stored by the stream, or
+/// known to need nothing) above `below`, and the stream sequences of those stored.
+struct Progress {
+    record: PublishRecord,
+    /// Settled jobs at or above `record.below`, with the stream sequence of those published now.
+    settled: BTreeMap<u64, Option<u64>>,
+    /// `after_seq` stays put until `below` passes the jobs an earlier submit left uncertain:
+    /// some of them are in the stream below the sequences this one sees.
+    hold_until: u64,
+    /// The highest stream sequence among the jobs below `below` published now.
+    seq: u64,
+}
+
+impl Progress {
+    fn settle(&mut self, index: u64, seq: Option<u64>) {
+        self.settled.insert(index, seq);
+        self.advance();
+    }
+
+    /// Moves `below` over the settled jobs it reaches.
+    fn advance(&mut self) {
+        while let Some(seq) = self.settled.remove(&self.record.below) {
+            self.seq = self.seq.max(seq.unwrap_or(0));
+            self.record.below += 1;
+        }
+        if self.record.below >= self.hold_until {
+            self.record.after_seq = self.record.after_seq.max(self.seq);
+        }
+    }
+}
+
 async fn submit_once(
     fleet: &Fleet,
     sweep: &Sweep,
     definition: &str,
+    mode: Mode,
     bar: &ProgressBar,
 ) -> Result<SubmitReport, Interrupted> {
-    let previous = match fleet.topology.sweeps.get(&sweep.id).await? {
+    let total = sweep.job_count();
+    let previous = match wait_out("reading the sweep's KV entry", || fleet.topology.sweeps.get(&sweep.id)).await? {
         Some(bytes) => serde_json::from_slice::<SweepEntry>(&bytes).ok(),
         None => None,
     };
-    fleet
-        .put_entry(&SweepEntry {
-            id: sweep.id.clone(),
-            name: sweep.name.clone(),
-            status: SweepStatus::Submitted,
-            jobs_total: sweep.job_count(),
-            episodes_total: sweep.episode_count(),
-            jobs_done: previous.as_ref().map_or(0, |p| p.jobs_done),
-            jobs_failed: previous.as_ref().map_or(0, |p| p.jobs_failed),
-            definition: definition.to_string(),
-            collect: sweep.collect_override,
-        })
-        .await?;
-    let skip = scan::indexes(&fleet.topology.results, &result_subject(&sweep.id), &sweep.id).await?;
-    bar.set_length(sweep.job_count());
+    let stream_seq = wait_out("reading the jobs stream", || fleet.topology.jobs.get_info()).await?.state.last_sequence;
+    // Which jobs may have been published already (checked against the queue and the results),
+    // from which stream sequence on, and where publishing starts.
+    let (start, uncertain, after_seq) = match (mode, previous.as_ref().map(|p| p.published)) {
+        (Mode::Republish, _) | (Mode::Once, Some(None)) => (0, 0..total, 0),
+        (Mode::Once, Some(Some(r))) => (r.below.min(total), r.below.min(total)..r.up_to.min(total), r.after_seq),
+        (Mode::Once, None) => (0, 0..0, stream_seq),
+    };
+    let (answered, queued) = if uncertain.is_empty() {
+        (BTreeSet::new(), BTreeSet::new())
+    } else {
+        let answered = scan::indexes(&fleet.topology.results, &result_subject(&sweep.id), &sweep.id).await?;
+        let queued = scan::queued(&fleet.topology.jobs, &sweep_jobs_filter(&sweep.id), &sweep.id, after_seq).await?;
+        (answered, queued)
+    };
+    // Jobs published before and still queued, and jobs with a result, need nothing.
+    let queued: BTreeSet<u64> = queued.into_iter().filter(|i| uncertain.contains(i)).collect();
+    let publish: Vec<u64> = (start..total).filter(|i| !answered.contains(i) && !queued.contains(i)).collect();
     let mut report = SubmitReport {
         sweep: sweep.id.clone(),
-        jobs: sweep.job_count(),
+        jobs: total,
         published: 0,
-        skipped: skip.len() as u64,
+        skipped: (start..total).filter(|i| answered.contains(i)).count() as u64,
+        published_before: 0,
         duplicates: 0,
+        status: match (&previous, mode) {
+            (Some(p), Mode::Republish) if publish.is_empty() => p.status,
+            (Some(p), Mode::Once) => p.status,
+            _ => SweepStatus::Submitted,
+        },
     };
-    bar.inc(report.skipped);
+    report.published_before = total - publish.len() as u64 - report.skipped;
+    let mut progress = Progress {
+        record: PublishRecord { below: start, up_to: start.max(uncertain.end), after_seq },
+        settled: answered.range(start..).chain(&queued).map(|&i| (i, None)).collect(),
+        hold_until: uncertain.end,
+        seq: stream_seq,
+    };
+    progress.advance();
+    let status = report.status;
+    let entry = |record: PublishRecord| SweepEntry {
+        id: sweep.id.clone(),
+        name: sweep.name.clone(),
+        status,
+        jobs_total: total,
+        episodes_total: sweep.episode_count(),
+        jobs_done: previous.as_ref().map_or(0, |p| p.jobs_done),
+        jobs_failed: previous.as_ref().map_or(0, |p| p.jobs_failed),
+        definition: definition.to_string(),
+        published: Some(record),
+        collect: sweep.collect_override,
+    };
+    fleet.put_entry(&entry(progress.record)).await?;
+    bar.set_length(total);
+    bar.inc(total - publish.len() as u64);
+    let republish_suffix = match mode {
+        Mode::Republish => {
+            format!(".r{}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs())
+        }
+        Mode::Once => String::new(),
+    };
     let mut acks: FuturesUnordered<AckFuture> = FuturesUnordered::new();
     let interrupted = |error: anyhow::Error, report: &SubmitReport| Interrupted { error, published: report.published };
-    for job in sweep.jobs().filter(|j| !skip.contains(&j.index)) {
+    for &index in &publish {
+        if index >= progress.record.up_to {
+            // Announce the next jobs before any of them goes out.
+            progress.record.up_to = (index + ACKS_IN_FLIGHT as u64).min(total);
+            fleet.record_published(&entry(progress.record)).await.map_err(|e| interrupted(e, &report))?;
+        }
+        let job = sweep.job(index).expect("an index of the sweep");
         let mut headers = async_nats::HeaderMap::new();
-        headers.insert(async_nats::header::NATS_MESSAGE_ID, msg_id(&job.sweep, job.index).as_str());
+        let id = msg_id(&job.sweep, job.index) + &republish_suffix;
+        headers.insert(async_nats::header::NATS_MESSAGE_ID, id.as_str());
         let payload = simfleet::protocol::encode(&job);
         let subject = job_subject(&job.game, &job.sweep);
         let ack = match fleet.js.publish_with_headers(subject, headers, payload.into()).await {
             Ok(ack) => ack,
             Err(e) => return Err(interrupted(e.into(), &report)),
         };
-        acks.push(Box::pin(ack.into_future()));
+        acks.push(Box::pin(async move { (index, ack.into_future().await) }));
         while acks.len() >= ACKS_IN_FLIGHT {
-            settle(acks.next().await, &mut report, bar).map_err(|e| interrupted(e, &report))?;
+            settle(acks.next().await, &mut report, &mut progress, bar).map_err(|e| interrupted(e, &report))?;
         }
     }
     while !acks.is_empty() {
-        settle(acks.next().await, &mut report, bar).map_err(|e| interrupted(e, &report))?;
+        settle(acks.next().await, &mut report, &mut progress, bar).map_err(|e| interrupted(e, &report))?;
     }
+    debug_assert!(progress.record.is_complete(total), "{:?}", progress.record);
+    fleet.record_published(&entry(PublishRecord::complete(total))).await.map_err(|e| interrupted(e, &report))?;
     Ok(report)
 }
 
-type AckFuture = Pin<Box<dyn Future<Output = Result<PublishAck, PublishError>> + Send>>;
+type AckFuture = Pin<Box<dyn Future<Output = (u64, Result<PublishAck, PublishError>)> + Send>>;
 
 fn settle(
-    ack: Option<Result<PublishAck, PublishError>>,
+    ack: Option<(u64, Result<PublishAck, PublishError>)>,
     report: &mut SubmitReport,
+    progress: &mut Progress,
     bar: &ProgressBar,
 ) -> anyhow::Result<()> {
-    if let Some(ack) = ack {
-        let ack = ack.map_err(|e| anyhow::anyhow!("the server did not take a job: {e}"))?;
+    if let Some((index, ack)) = ack {
+        let ack = ack.map_err(|e| anyhow::anyhow!("the server did not take job {index}: {e}"))?;
         if ack.duplicate {
             report.duplicates += 1;
         } else {
             report.published += 1;
         }
+        progress.settle(index, Some(ack.sequence));
         bar.inc(1);
     }
     Ok(())

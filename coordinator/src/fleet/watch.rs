@@ -173,7 +173,9 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
     let summaries = sweep.collects_summaries();
     let cells_path = cell_table::summary_path(&sweep, out);
     crate::records::Format::of(&cells_path)?;
-    let resume = !summaries && out.exists() && std::fs::metadata(out)?.len() > 0;
+    // Before the file is looked at: held until the file is complete, released if this dies.
+    let _lock = super::output_lock::OutputLock::acquire(out)?;
+    let resume = !summaries && std::fs::metadata(out)?.len() > 0;
     let mut states = vec![State::Pending; sweep.job_count() as usize];
     let (mut done, mut failed) = (0, 0);
     let writer = if resume {
@@ -184,12 +186,9 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
                 done += 1;
             }
         }
-        if found.truncated_bytes > 0 {
-            bar.println(format!(
-                "cut a partial job ({} bytes) from the end of {}",
-                found.truncated_bytes,
-                out.display()
-            ));
+        if let Some(cut) = found.cut_description() {
+            // Said even with --quiet: the file changed.
+            bar.suspend(|| eprintln!("{}: {cut}; resuming", out.display()));
         }
         RecordWriter::append(out, &sweep.games())?
     } else {

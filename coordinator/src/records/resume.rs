@@ -18,6 +18,30 @@ pub struct Resume {
     pub rows: u64,
     /// Bytes cut from the end (a partial row or a partial job).
     pub truncated_bytes: u64,
+    /// Bytes of a last row cut mid-write, if there was one.
+    pub partial_row_bytes: u64,
+    /// A last job with fewer rows than it has episodes, cut: its index and the whole rows cut.
+    pub partial_job: Option<(u64, u64)>,
+}
+
+impl Resume {
+    /// What was cut, in words (`None` when nothing was).
+    pub fn cut_description(&self) -> Option<String> {
+        let mut parts = Vec::new();
+        if self.partial_row_bytes > 0 {
+            parts.push(format!("a last record cut mid-write ({} bytes)", self.partial_row_bytes));
+        }
+        if let Some((job, rows)) = self.partial_job {
+            parts.push(format!("{rows} record(s) of job {job}, which was not complete"));
+        }
+        (self.truncated_bytes > 0).then(|| {
+            format!(
+                "cut {} byte(s) from the end: {} (written again when its result comes back)",
+                self.truncated_bytes,
+                parts.join(" and ")
+            )
+        })
+    }
 }
 
 /// Scans `path` and cuts it back to whole jobs: a partial trailing row, and the rows of a last job
@@ -39,10 +63,14 @@ pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, Impo
         }
         *jobs.entry(row.job).or_default() += 1;
     })?;
+    let partial_row_bytes = cut.map_or(0, |at| len - at);
+    let mut partial_job = None;
     if let Some((job, start)) = last {
-        if jobs.get(&job).copied().unwrap_or(0) < expected(job) {
+        let rows = jobs.get(&job).copied().unwrap_or(0);
+        if rows < expected(job) {
             jobs.remove(&job);
             cut = Some(start);
+            partial_job = Some((job, rows));
         }
     }
     let mut truncated_bytes = 0;
@@ -53,5 +81,5 @@ pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, Impo
         f.sync_data().map_err(ioerr)?;
     }
     let rows = jobs.values().sum();
-    Ok(Resume { jobs, rows, truncated_bytes })
+    Ok(Resume { jobs, rows, truncated_bytes, partial_row_bytes, partial_job })
 }

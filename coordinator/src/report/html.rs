@@ -1,5 +1,5 @@
-//! The report page: one HTML document with inline CSS and SVG, in four sections (summary,
-//! outcome shares, ranking, distributions).
+//! The report page: one HTML document with inline CSS and SVG, in five sections (at a glance,
+//! summary, outcome shares, ranking, distributions).
 
 use std::fmt::Write as _;
 
@@ -223,8 +223,8 @@ fn distributions_section(out: &mut String, c: &Collected) {
     }
 }
 
-/// The whole page.
-pub fn page(c: &Collected) -> String {
+/// The whole page: `lead` (the "At a glance" section) first, then the rest.
+pub fn page(c: &Collected, lead: &str) -> String {
     let mut out = String::with_capacity(64 << 10);
     let title = format!("simfleet report: {}", c.file);
     let _ = write!(
@@ -243,6 +243,7 @@ pub fn page(c: &Collected) -> String {
         escape(&sweeps.join(", ")),
         escape(&versions.join(", "))
     );
+    out.push_str(lead);
     summary_section(&mut out, c);
     outcomes_section(&mut out, c);
     ranking_section(&mut out, c);

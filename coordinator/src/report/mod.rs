@@ -1,5 +1,6 @@
 //! `coordinator report FILE --out report.html`: one self-contained HTML page (inline CSS and
-//! SVG, no scripts, no network) with the summary table, outcome shares per policy set with 95%
+//! SVG, no scripts, no network) that opens with the answer (per game a heatmap of scenario ×
+//! policy set and a forest plot of paired differences against a baseline), then the summary table, outcome shares per policy set with 95%
 //! intervals, per-cell histograms of team reward and episode length, and the ranking when the
 //! records come from a ranking sweep (or `--sweep` gives the teams).
 //!
@@ -9,10 +10,14 @@
 //!
 //! # Layout
 //!
+//! - [`glance`]: the first section, "At a glance": [`heatmap`] and [`forest`] per game.
 //! - [`histogram`]: bins and counts.
 //! - [`svg`]: the charts.
 //! - [`html`]: the page and its sections.
 
+pub mod forest;
+pub mod glance;
+pub mod heatmap;
 pub mod histogram;
 pub mod html;
 pub mod svg;
@@ -156,14 +161,22 @@ pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected>
     Ok(Collected { file: file.display().to_string(), sweeps, versions, summary, histograms, ranking, skipped })
 }
 
-/// `coordinator report FILE --out OUT [--sweep SWEEP]`.
-pub fn report(file: &Path, sweep: Option<&Path>, out: &Path) -> anyhow::Result<Written> {
+/// `coordinator report FILE --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
+/// policy set of the forest plots (default [`crate::compare::default_baseline`]).
+pub fn report(file: &Path, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
     let membership = match sweep {
         Some(path) => Membership::from_sweep(&Sweep::load(path)?),
         None => Membership::default(),
     };
     let collected = collect(file, membership)?;
-    let page = html::page(&collected);
+    let lead = if crate::records::cells::is_cell_file(file)? {
+        glance::section_without_pairs(&collected.summary)
+    } else {
+        // A read of its own: the pairs keep every seed, which the rest of the page never needs.
+        let (_, comparisons) = crate::compare::compare_file(file, baseline)?;
+        glance::section(&collected.summary, &comparisons)
+    };
+    let page = html::page(&collected, &lead);
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(Written {
         cells: collected.histograms.len(),

@@ -15,6 +15,9 @@ pub mod cogsguard;
 pub mod deception;
 pub mod trolley;
 
+#[cfg(test)]
+mod fingerprint;
+
 /// A game id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -3,7 +3,9 @@
 //!
 //! Three ways in, one per role:
 //! - [`bind`] (workers): finds every object and creates none; a missing one is a
-//!   [`TopologyErrorKind::Missing`] error that names it and who creates it.
+//!   [`TopologyErrorKind::Missing`] error that names it and who creates it. The workers'
+//!   consumer's limits (ack wait, max deliver, max ack pending) are the workers' configuration:
+//!   a worker configured otherwise than the server changes them, and logs it.
 //! - [`ensure`] (the coordinator's fleet commands, tests): get-or-create, idempotent. Several
 //!   clients may start at once: the server answers a create of an identical config with the
 //!   existing object, and the loser of a race against another config reads back the winner.
@@ -19,7 +21,7 @@
 
 use std::fmt;
 
-use async_nats::jetstream::consumer::{AckPolicy, PullConsumer};
+use async_nats::jetstream::consumer::{self, AckPolicy, PullConsumer};
 use async_nats::jetstream::context::GetStreamErrorKind;
 use async_nats::jetstream::stream::{self, Stream};
 use async_nats::jetstream::ErrorCode;
@@ -216,9 +218,10 @@ pub(crate) fn warn_replicas(what: &'static str, name: &str, have: usize, want: u
 }
 
 /// Finds (or creates) the workers' consumer on `jobs` and checks its filter and ack policy;
-/// true when it was created. Limits that differ (ack wait, max deliver, max ack pending) are
-/// left as the server has them, so clients started with other settings do not flip the fleet's
-/// consumer back and forth.
+/// true when it was created. Limits that differ from `cfg` (ack wait, max deliver, max ack
+/// pending) are the workers' to set: a worker ([`bind`]) changes them on the server and logs
+/// the change, since its configuration is the deployment's; the coordinator ([`ensure`]) keeps
+/// the server's and warns, so a command run with other settings never moves the fleet's limits.
 pub(crate) async fn workers_consumer(
     jobs: &Stream,
     cfg: &TopologyConfig,
@@ -242,7 +245,7 @@ pub(crate) async fn workers_consumer(
         Err(e) => return Err(failed("consumer", name, e)),
     };
     let info = consumer.info().await.map_err(|e| failed("consumer", name, e))?;
-    let have = &info.config;
+    let have = info.config.clone();
     if have.filter_subject != config.filter_subject || have.ack_policy != AckPolicy::Explicit {
         return Err(err(
             TopologyErrorKind::Mismatch,
@@ -254,17 +257,58 @@ pub(crate) async fn workers_consumer(
             ),
         ));
     }
-    if (have.ack_wait, have.max_deliver, have.max_ack_pending)
-        != (config.ack_wait, config.max_deliver, config.max_ack_pending)
-    {
+    let limits = |c: &consumer::Config| (c.ack_wait, c.max_deliver, c.max_ack_pending);
+    let want = (config.ack_wait, config.max_deliver, config.max_ack_pending);
+    if limits(&have) == want {
+        return Ok((consumer, created));
+    }
+    let (from, to) = (Limits(limits(&have)), Limits(want));
+    if mode == Mode::Create {
         tracing::warn!(
-            ack_wait_seconds = have.ack_wait.as_secs(),
-            max_deliver = have.max_deliver,
-            max_ack_pending = have.max_ack_pending,
-            "the workers' consumer exists with other limits than configured; keeping the server's"
+            server = %from,
+            configured = %to,
+            "the workers' consumer exists with other limits than configured; keeping the server's (the workers \
+             set them: a worker configured otherwise changes them)"
         );
+        return Ok((consumer, created));
+    }
+    // Only the limits change: everything else is the server's config as it stands.
+    let update = consumer::Config {
+        ack_wait: config.ack_wait,
+        max_deliver: config.max_deliver,
+        max_ack_pending: config.max_ack_pending,
+        ..have
+    };
+    match jobs.update_consumer(update).await {
+        Ok(_) => {
+            tracing::info!(
+                from = %from,
+                to = %to,
+                "changed the limits of the workers' consumer {name} to this worker's configuration (every worker \
+                 of a fleet should be configured alike)"
+            );
+            consumer = jobs.get_consumer(name).await.map_err(|e| failed("consumer", name, e))?;
+        }
+        Err(e) if is_transient(&e) => return Err(failed("consumer", name, e)),
+        Err(e) => tracing::warn!(
+            error = %e,
+            server = %from,
+            configured = %to,
+            "the workers' consumer has other limits than configured and changing them failed (do these \
+             credentials allow $JS.API.CONSUMER.CREATE.SIMFLEET_JOBS.simfleet-workers.>?); using the server's"
+        ),
     }
     Ok((consumer, created))
+}
+
+/// A consumer's limits, as logged.
+struct Limits((std::time::Duration, i64, i64));
+
+impl fmt::Display for Limits {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (ack_wait, max_deliver, max_ack_pending) = self.0;
+        write!(f, "ack_wait_seconds={} max_deliver={max_deliver} max_ack_pending={max_ack_pending}", ack_wait.as_secs())
+    }
 }
 
 /// Finds (or creates) the `simfleet_sweeps` KV bucket; true when it was created.

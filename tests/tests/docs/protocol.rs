@@ -112,6 +112,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         jobs_failed: 0,
         definition: String::new(),
         collect: Some(Collect::Summary),
+        published: Some(simfleet::topology::PublishRecord::default()),
     };
     let envelope = JobEnvelope { protocol_version: 1, sweep: job.sweep.clone(), index: 3 };
     let mut wrong = Vec::new();

@@ -34,7 +34,7 @@ async fn many_calls_in_flight_on_one_play_thread_while_scripted_jobs_flow() {
     // A short ack wait: the jobs with llm seats run longer, kept alive by in-progress acks.
     let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
     ensure(&js, &TopologyConfig { ack_wait: Duration::from_secs(2), ..TopologyConfig::default() }).await.unwrap();
-    let w = worker(&url, 16, &[]);
+    let w = worker(&url, 16, &[("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "2")]);
     let addr = w.metrics_addr(TIMEOUT).await;
 
     // Every deception seat an llm seat: episodes of a dozen calls or more, several seconds each.

@@ -1,10 +1,10 @@
 //! The policy loop (spec §3 and §4 steps 1–3): seats the team, draws the environment, asks
-//! each policy for its signal and then its action, and hands them to [`Town::step`].
+//! each policy for its signal and then its action, and hands them to [`Town::advance`].
 //!
-//! This is a thin layer: every rule lives in `Town::step` and rules.rs, which tests drive
+//! This is a thin layer: every rule lives in `Town::advance` and rules.rs, which tests drive
 //! without policies. Nothing here allocates per night except the optional replay log.
 
-use crate::seeding::Stream;
+use crate::seeding::{agent_stream, Stream};
 
 use super::action::{Action, Mode};
 use super::draws::{self, NightDraws};
@@ -51,7 +51,7 @@ pub fn play(sc: &Scenario, seats: &mut [Seat], seed: u64, mut log: Option<&mut V
     let mut env = Stream::env(seed);
     let mut town = Town::new(n, draws::initial_houses(&mut env, sc.prob_house_catches_fire));
     for (i, seat) in seats.iter_mut().enumerate() {
-        seat.rng = Stream::agent(seed, i);
+        seat.rng.reset(seed, agent_stream(i));
         seat.policy.reset(i, sc);
     }
     if let Some(log) = log.as_deref_mut() {
@@ -72,13 +72,13 @@ pub fn play(sc: &Scenario, seats: &mut [Seat], seed: u64, mut log: Option<&mut V
         }
         // Every scripted policy picks its house with index(10) or weighted over ten houses,
         // so a refusal here is a bug in a policy, which the runner reports as engine_panic.
-        let report = town
-            .step(sc, &night_draws, &signals[..n], &actions[..n])
+        let night = town
+            .advance(sc, &night_draws, &signals[..n], &actions[..n])
             .expect("scripted policies only choose houses 0..9");
         if let Some(log) = log.as_deref_mut() {
-            log.push(NightLog { signals, actions, report });
+            log.push(NightLog { signals, actions, report: night.report() });
         }
-        if report.end.is_some() {
+        if night.end.is_some() {
             return town;
         }
     }

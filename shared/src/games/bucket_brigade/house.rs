@@ -56,8 +56,9 @@ pub const fn distance(a: usize, b: usize) -> usize {
     }
 }
 
-/// How many of `h`'s two neighbours are Burning in `houses` (0, 1 or 2).
-#[inline]
+/// How many of `h`'s two neighbours are Burning in `houses` (0, 1 or 2). (The engine asks
+/// [`HouseSet`](super::house_set::HouseSet)s; this is the definition tests check them by.)
+#[cfg(test)]
 pub fn burning_neighbours(houses: &Houses, h: usize) -> usize {
     usize::from(houses[left(h)] == House::Burning) + usize::from(houses[right(h)] == House::Burning)
 }

@@ -4,18 +4,18 @@
 //!
 //! # Layout (one noun per file)
 //!
-//! - `house.rs`: house states and the ring (§1).
+//! - `house.rs`: house states and the ring (§1); `house_set.rs`: sets of houses as bits.
 //! - `action.rs`: modes (REST/WORK), actions, last actions.
 //! - `scenario.rs`: the scenario, its overrides and validation (§2); `named.rs`: the fifteen
 //!   named scenarios (§11).
 //! - `draws.rs`: the environment's draws, a fixed 20 (or 40) per night (§9).
 //! - `rules.rs`: one night's physics: extinguish, burn-out, spread, ignition (§4 steps 4–7).
 //! - `rewards.rs`: the `seed` and `reference` reward models (§6).
-//! - `state.rs`: [`Town`], one night at a time ([`Town::step`]), termination (§5), the
+//! - `state.rs`: [`Town`], one night at a time ([`Town::advance`]), termination (§5), the
 //!   trajectory hash.
 //! - `observation.rs`: what agents see (§7).
 //! - `policies/`: `random`, `heuristic`, the archetypes and their spec strings (§8).
-//! - `episode.rs`: the policy loop on top of `Town::step`.
+//! - `episode.rs`: the policy loop on top of `Town::advance`.
 //! - `record.rs`, `replay.rs`: the outputs (§10).
 //!
 //! A job's episodes are played by [`BucketBrigade`]: `prepare` validates the scenario and the
@@ -30,6 +30,7 @@ mod action;
 mod draws;
 mod episode;
 mod house;
+mod house_set;
 mod named;
 mod observation;
 pub mod policies;
@@ -47,14 +48,15 @@ pub use action::{Action, LastAction, Mode};
 pub use draws::{initial_houses, NightDraws, LEFT, RIGHT};
 pub use episode::{play as play_episode, NightLog, Seat};
 pub use house::{distance, House, Houses, ALL_SAFE, NUM_HOUSES};
+pub use house_set::{Fires, HouseSet};
 pub use named::NAMES as SCENARIO_NAMES;
 pub use observation::Observation;
 pub use policies::{AnyPolicy, Archetype, HeuristicPolicy, Params, Policy, RandomPolicy};
 pub use record::{outcome, STAT_KEYS};
 pub use rewards::Rewards;
-pub use rules::{resolve, save_probability, NightPhases};
+pub use rules::{resolve, save_probability, NightPhases, PhaseFires};
 pub use scenario::{FieldValue, RewardModel, Scenario, FIELDS, MAX_AGENTS, MAX_NIGHTS, MIN_AGENTS};
-pub use state::{termination, NightReport, StepError, Termination, Town};
+pub use state::{termination, Night, NightReport, StepError, Termination, Town};
 
 /// The game id.
 pub const GAME_ID: &str = "bucket_brigade";
@@ -74,6 +76,8 @@ pub struct BucketBrigade {
     policies: Vec<String>,
     /// Reused by every replayed episode.
     log: Vec<NightLog>,
+    /// The stats map every record starts from (`record::stats_template`).
+    stats: crate::protocol::StatsMap,
 }
 
 /// A team must have exactly `num_agents` seats.
@@ -95,6 +99,7 @@ impl BucketBrigade {
             seats: team.iter().map(|(p, _)| Seat::new(*p)).collect(),
             policies: team.iter().map(|(_, s)| s.clone()).collect(),
             log: Vec::new(),
+            stats: record::stats_template(scenario.num_agents),
         })
     }
 
@@ -162,7 +167,7 @@ impl Game for BucketBrigade {
     fn play(&mut self, seed: u64, replay: bool) -> Episode {
         let sc = *self.scenario;
         let town = episode::play(&sc, &mut self.seats, seed, replay.then_some(&mut self.log));
-        let record = record::build(seed, &sc, &town);
+        let record = record::build_from(seed, &sc, &town, &self.stats);
         let replay = replay.then(|| replay::render(seed, &sc, &self.policies, town.initial(), &self.log, &record));
         Episode { record, replay }
     }

@@ -5,23 +5,22 @@
 //! (`Town::step`), so the replay's per-night rewards add up to the totals exactly.
 
 use super::action::{Action, Mode};
-use super::house::{House, Houses, NUM_HOUSES};
+use super::house::Houses;
+use super::house_set::{Fires, HouseSet};
 use super::scenario::{RewardModel, Scenario, MAX_AGENTS};
 
 /// Per-agent rewards of one night (entries past `num_agents` stay 0).
 pub type Rewards = [f64; MAX_AGENTS];
 
-/// Per-agent counts of owned houses matching a predicate.
+/// Per-agent counts of owned houses in a set.
 type Counts = [u32; MAX_AGENTS];
 
-/// The number of houses of each agent for which `pred(h)` holds (owner(h) = h mod N).
+/// The number of houses of `set` each agent owns (owner(h) = h mod N).
 #[inline]
-fn owned_counts(sc: &Scenario, mut pred: impl FnMut(usize) -> bool) -> Counts {
+fn owned_counts(sc: &Scenario, set: HouseSet) -> Counts {
     let mut out = [0; MAX_AGENTS];
-    for h in 0..NUM_HOUSES {
-        if pred(h) {
-            out[sc.owner(h)] += 1;
-        }
+    for (i, c) in out.iter_mut().enumerate().take(sc.num_agents) {
+        *c = (set & HouseSet::owned(sc.num_agents, i)).len();
     }
     out
 }
@@ -29,10 +28,14 @@ fn owned_counts(sc: &Scenario, mut pred: impl FnMut(usize) -> bool) -> Counts {
 /// (m_i = WORK ? −c : +r_rest): the part of every nightly reward both models share.
 #[inline]
 fn mode_term(sc: &Scenario, mode: Mode) -> f64 {
-    match mode {
-        Mode::Work => -sc.cost_to_work_one_night,
-        Mode::Rest => sc.reward_rest,
-    }
+    // Indexed rather than matched: no branch on a random agent's coin-flip mode.
+    [sc.reward_rest, -sc.cost_to_work_one_night][usize::from(mode.code())]
+}
+
+/// [`nightly_fires`] on house states (tests).
+#[cfg(test)]
+pub fn nightly(sc: &Scenario, start: &Houses, end: &Houses, actions: &[Action]) -> Rewards {
+    nightly_fires(sc, Fires::of(start), Fires::of(end), actions)
 }
 
 /// r_i(t) of the active model, before the `seed` model's terminal payout.
@@ -43,23 +46,31 @@ fn mode_term(sc: &Scenario, mode: Mode) -> f64 {
 ///   the night and the ruin penalty l_own or l_oth per house Ruined at the end of the night.
 ///   The per-house sums are taken as count × weight (equal to the spec's Σ up to rounding).
 #[inline]
-pub fn nightly(sc: &Scenario, start: &Houses, end: &Houses, actions: &[Action]) -> Rewards {
+pub fn nightly_fires(sc: &Scenario, start: Fires, end: Fires, actions: &[Action]) -> Rewards {
     let n = sc.num_agents;
     let mut r = [0.0; MAX_AGENTS];
     match sc.reward_model {
         RewardModel::Seed => {
-            let before = owned_counts(sc, |h| start[h] == House::Safe);
-            let after = owned_counts(sc, |h| end[h] == House::Safe);
+            // OwnSafe_i(end) − OwnSafe_i(start), counted over the houses that changed (most
+            // nights none): the counts are small integers, so the f64 difference is exact
+            // whichever way it is taken.
+            let (now, was) = (end.safe(), start.safe());
+            let mut change = [0i32; MAX_AGENTS];
+            for h in (now - was).iter() {
+                change[sc.owner(h)] += 1;
+            }
+            for h in (was - now).iter() {
+                change[sc.owner(h)] -= 1;
+            }
             for i in 0..n {
-                let change = f64::from(after[i]) - f64::from(before[i]);
-                r[i] = mode_term(sc, actions[i].mode) + sc.alpha_own * change;
+                r[i] = mode_term(sc, actions[i].mode) + sc.alpha_own * f64::from(change[i]);
             }
         }
         RewardModel::Reference => {
-            let saved = owned_counts(sc, |h| start[h] != House::Safe && end[h] == House::Safe);
-            let ruined = owned_counts(sc, |h| end[h] == House::Ruined);
+            let saved = owned_counts(sc, end.safe() - start.safe());
+            let ruined = owned_counts(sc, end.ruined);
             let (saved_all, ruined_all): (u32, u32) = (saved.iter().sum(), ruined.iter().sum());
-            let safe_all = end.iter().filter(|&&s| s == House::Safe).count() as f64;
+            let safe_all = f64::from(end.safe().len());
             let team = sc.team_reward_house_survives * safe_all / 10.0
                 - sc.team_penalty_house_burns * f64::from(ruined_all) / 10.0;
             for i in 0..n {
@@ -77,24 +88,28 @@ pub fn nightly(sc: &Scenario, start: &Houses, end: &Houses, actions: &[Action]) 
 /// SF and BF of the final state: the Safe and Ruined fractions (houses still Burning, possible
 /// only when truncated, count in neither).
 #[inline]
-fn fractions(fin: &Houses) -> (f64, f64) {
-    let safe = fin.iter().filter(|&&s| s == House::Safe).count() as f64;
-    let ruined = fin.iter().filter(|&&s| s == House::Ruined).count() as f64;
-    (safe / 10.0, ruined / 10.0)
+fn fractions(fin: Fires) -> (f64, f64) {
+    (f64::from(fin.safe().len()) / 10.0, f64::from(fin.ruined.len()) / 10.0)
+}
+
+/// [`terminal_fires`] on house states (tests).
+#[cfg(test)]
+pub fn terminal(sc: &Scenario, fin: &Houses) -> Rewards {
+    terminal_fires(sc, Fires::of(fin))
 }
 
 /// The terminal payout E_i credited on night T: zero in the `reference` model; in the `seed`
 /// model γ·(A·SF − L·BF) + a_own·(owned Safe) + a_oth·(other Safe) − l_own·(owned Ruined)
 /// − l_oth·(other Ruined).
-pub fn terminal(sc: &Scenario, fin: &Houses) -> Rewards {
+pub fn terminal_fires(sc: &Scenario, fin: Fires) -> Rewards {
     let mut e = [0.0; MAX_AGENTS];
     if sc.reward_model == RewardModel::Reference {
         return e;
     }
     let (sf, bf) = fractions(fin);
     let share = sc.team_share_gamma * (sc.team_reward_house_survives * sf - sc.team_penalty_house_burns * bf);
-    let safe = owned_counts(sc, |h| fin[h] == House::Safe);
-    let ruined = owned_counts(sc, |h| fin[h] == House::Ruined);
+    let safe = owned_counts(sc, fin.safe());
+    let ruined = owned_counts(sc, fin.ruined);
     let (safe_all, ruined_all): (u32, u32) = (safe.iter().sum(), ruined.iter().sum());
     for i in 0..sc.num_agents {
         e[i] = share
@@ -111,7 +126,7 @@ pub fn terminal(sc: &Scenario, fin: &Houses) -> Rewards {
 pub fn team(sc: &Scenario, fin: &Houses, worker_nights: u32, totals: &[f64]) -> f64 {
     match sc.reward_model {
         RewardModel::Seed => {
-            let (sf, bf) = fractions(fin);
+            let (sf, bf) = fractions(Fires::of(fin));
             sc.team_reward_house_survives * sf
                 - sc.team_penalty_house_burns * bf
                 - sc.cost_to_work_one_night * f64::from(worker_nights)

@@ -10,10 +10,11 @@ use crate::seeding::Fnv64;
 
 use super::action::{Action, LastAction, Mode};
 use super::draws::NightDraws;
-use super::house::{House, Houses, NUM_HOUSES};
+use super::house::{Houses, NUM_HOUSES};
+use super::house_set::{Fires, HouseSet};
 use super::observation::Observation;
 use super::rewards::{self, Rewards};
-use super::rules::{self, NightPhases};
+use super::rules::{self, NightPhases, PhaseFires};
 use super::scenario::{Scenario, MAX_AGENTS, MAX_NIGHTS};
 
 /// Why an episode ended (§5); the `termination_reason` stat.
@@ -92,13 +93,45 @@ pub struct NightReport {
     pub end: Option<Termination>,
 }
 
+/// What one night did, as the night loop computes it: the town as sets before and after each
+/// phase. [`Night::report`] turns it into the [`NightReport`] a replay or a test reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Night {
+    /// t, 1-based.
+    pub night: u32,
+    /// S_t^start.
+    pub before: Fires,
+    /// The town after each phase.
+    pub phases: PhaseFires,
+    /// r_i(t) as credited.
+    pub rewards: Rewards,
+    /// Set when this night ended the episode.
+    pub end: Option<Termination>,
+}
+
+impl Night {
+    /// The night as house states.
+    pub fn report(&self) -> NightReport {
+        NightReport {
+            night: self.night,
+            houses_before: self.before.houses(),
+            phases: self.phases.houses(),
+            rewards: self.rewards,
+            end: self.end,
+        }
+    }
+}
+
 /// The state of an episode between nights.
 #[derive(Clone, Copy, Debug)]
 pub struct Town {
     agents: usize,
     night: u32,
     initial: Houses,
+    /// The current houses, as agents observe them…
     houses: Houses,
+    /// …and as the rules compute with them.
+    fires: Fires,
     locations: [u8; MAX_AGENTS],
     last: Option<[LastAction; MAX_AGENTS]>,
     work_nights: [u32; MAX_AGENTS],
@@ -126,6 +159,7 @@ impl Town {
             night: 0,
             initial,
             houses: initial,
+            fires: Fires::of(&initial),
             locations: std::array::from_fn(|i| i as u8),
             last: None,
             work_nights: [0; MAX_AGENTS],
@@ -145,6 +179,18 @@ impl Town {
         signals: &[Mode],
         actions: &[Action],
     ) -> Result<NightReport, StepError> {
+        self.advance(sc, draws, signals, actions).map(|night| night.report())
+    }
+
+    /// [`Town::step`] without building the report's house arrays: what the policy loop runs.
+    #[inline]
+    pub fn advance(
+        &mut self,
+        sc: &Scenario,
+        draws: &NightDraws,
+        signals: &[Mode],
+        actions: &[Action],
+    ) -> Result<Night, StepError> {
         let n = self.agents;
         if self.end.is_some() {
             return Err(StepError::Finished);
@@ -160,13 +206,13 @@ impl Town {
         }
 
         let t = self.night + 1;
-        let start = self.houses;
-        let phases = rules::resolve(sc, &start, actions, draws);
-        let mut rewards = rewards::nightly(sc, &start, &phases.end, actions);
-        let end = termination(sc, t, &phases.end);
+        let before = self.fires;
+        let phases = rules::resolve_fires(sc, before, actions, draws);
+        let mut rewards = rewards::nightly_fires(sc, before, phases.end, actions);
+        let end = termination_fires(sc, t, phases.end);
         if end.is_some() {
             // E_i is credited on night T so that each agent's nightly rewards sum to R_i.
-            let e = rewards::terminal(sc, &phases.end);
+            let e = rewards::terminal_fires(sc, phases.end);
             for i in 0..n {
                 rewards[i] += e[i];
             }
@@ -185,14 +231,25 @@ impl Town {
             self.locations[i] = a.house;
             last[i] = LastAction { house: a.house, mode: a.mode, signal: s };
         }
-        for s in phases.end {
-            self.hash.u8(s.code());
+        // Only the houses whose state changed are rewritten: most nights, none or one.
+        let (now, was) = (phases.end, before);
+        for h in ((now.burning ^ was.burning) | (now.ruined ^ was.ruined)).iter() {
+            self.houses[h] = now.state(h);
         }
+        // The ten end states: a Safe house's code is 0, so each run of Safe houses is fed as
+        // one multiplication and only the others (most nights a few) byte by byte.
+        let mut next = 0;
+        for h in (now.burning | now.ruined).iter() {
+            self.hash.zeros(h - next);
+            self.hash.u8(self.houses[h].code());
+            next = h + 1;
+        }
+        self.hash.zeros(NUM_HOUSES - next);
         self.last = Some(last);
-        self.houses = phases.end;
+        self.fires = phases.end;
         self.night = t;
         self.end = end;
-        Ok(NightReport { night: t, houses_before: start, phases, rewards, end })
+        Ok(Night { night: t, before, phases, rewards, end })
     }
 
     /// What agent `agent` observes before the coming night (§7); `signals` is `None` in the
@@ -254,9 +311,14 @@ impl Town {
 
 /// §5: after night t, whether and why the episode ends.
 pub fn termination(sc: &Scenario, t: u32, end: &Houses) -> Option<Termination> {
-    let quiet = !end.contains(&House::Burning);
+    termination_fires(sc, t, Fires::of(end))
+}
+
+#[inline]
+fn termination_fires(sc: &Scenario, t: u32, end: Fires) -> Option<Termination> {
+    let quiet = end.burning.is_empty();
     if quiet && (t > sc.min_nights || t == MAX_NIGHTS) {
-        Some(if end.iter().all(|&s| s == House::Ruined) { Termination::AllRuined } else { Termination::NoFires })
+        Some(if end.ruined == HouseSet::ALL { Termination::AllRuined } else { Termination::NoFires })
     } else if t == MAX_NIGHTS {
         Some(Termination::MaxNights)
     } else {

@@ -34,6 +34,10 @@ pub trait Policy {
 }
 
 /// Any scripted policy (archetypes are heuristics with their vectors).
+// The heuristic carries its per-episode weight tables (~250 bytes) and `random` nothing: kept
+// inline all the same, because a seat's policy is reached twice a night per agent and is `Copy`
+// (a box would be a pointer chase in the loop and an allocation per seat).
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum AnyPolicy {
     /// `random`.

@@ -1,0 +1,57 @@
+//! `coordinator compare FILE [--baseline NAME]`: paired comparisons of every policy set with a
+//! baseline on their shared seeds ([`crate::compare`]), optionally also as CSV or JSON.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use crate::compare;
+
+/// Compare every policy set with a baseline, seed by seed. Every policy set of a cell plays the
+/// same seeds (common random numbers), so per game and scenario each policy set is paired with
+/// the baseline on the seeds both played: the mean difference of team reward and of win rate
+/// (policy set − baseline) with 95% t intervals, the number of pairs, how many times narrower
+/// the paired interval is than the unpaired one on the same episodes, and the paired t-test's
+/// p-value with Holm's correction across every comparison shown. Seeds only one side played are
+/// left out and counted.
+///
+/// Pairing needs per-seed episode records (any export format: .jsonl, .csv, .msgpack,
+/// .parquet). A results file holding only per-cell aggregates (a sweep with
+/// collect = "summary") cannot be compared: the variance of a difference depends on how the
+/// two teams' results move together seed by seed, which aggregates drop.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// The results file (.jsonl, .csv, .msgpack or .parquet).
+    file: PathBuf,
+    /// The policy set every other is compared with [default: `random` if there is one, else
+    /// the first policy set in the file].
+    #[arg(long, value_name = "NAME")]
+    baseline: Option<String>,
+    /// Also write the comparisons here: CSV (.csv) or a JSON array (.json), one record per
+    /// comparison.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+/// Prints the table (and writes the file).
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let (pairs, comparisons) = compare::compare_file(&args.file, args.baseline.as_deref())
+        .with_context(|| format!("cannot compare {}", args.file.display()))?;
+    if pairs.partial {
+        eprintln!("warning: {} ends with a partial record, which was skipped", args.file.display());
+    }
+    if pairs.duplicates > 0 {
+        eprintln!(
+            "warning: {} episode(s) repeat a (cell, seed) already read; the first of each was kept",
+            pairs.duplicates
+        );
+    }
+    print!("{}", compare::table::table(&comparisons));
+    if let Some(out) = args.out {
+        compare::table::write(&comparisons, &out)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+        println!("comparisons written to {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

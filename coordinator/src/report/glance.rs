@@ -1,0 +1,140 @@
+//! The report's first section, "At a glance": per game, the heatmap of scenario × policy set
+//! ([`super::heatmap`]) and the forest plot of paired differences against the baseline
+//! ([`super::forest`]), so the page opens with which team wins where, and by how much.
+
+use std::fmt::Write as _;
+
+use indexmap::IndexMap;
+use simfleet::GameKind;
+
+use super::heatmap::{heatmap, Grid, HeatCell};
+use super::html::escape;
+use crate::compare::{Comparison, Comparisons};
+use crate::summary::Summary;
+
+/// The grid of every game in `summary`, in first-seen order.
+pub fn grids(summary: &Summary, baseline: Option<&str>) -> IndexMap<String, Grid> {
+    let mut grids: IndexMap<String, Grid> = IndexMap::new();
+    for ((game, scenario, ps), _) in &summary.cells {
+        let g = grids.entry(game.clone()).or_insert_with(|| Grid {
+            scenarios: Vec::new(),
+            policy_sets: Vec::new(),
+            cells: Vec::new(),
+            baseline: baseline.map(str::to_string),
+        });
+        if !g.scenarios.contains(scenario) {
+            g.scenarios.push(scenario.clone());
+        }
+        if !g.policy_sets.contains(ps) {
+            g.policy_sets.push(ps.clone());
+        }
+    }
+    for (game, g) in &mut grids {
+        let win = game.parse::<GameKind>().ok().and_then(|k| k.info().win_outcome);
+        g.cells = g
+            .scenarios
+            .iter()
+            .map(|scenario| {
+                g.policy_sets
+                    .iter()
+                    .map(|ps| {
+                        summary.cells.get(&(game.clone(), scenario.clone(), ps.clone())).map(|c| HeatCell {
+                            mean: c.mean(),
+                            win: win.map(|w| c.share(w)),
+                            episodes: c.episodes,
+                        })
+                    })
+                    .collect()
+            })
+            .collect();
+    }
+    grids
+}
+
+/// The section's HTML for a summary file (one aggregate per cell): the heatmaps only, and why
+/// there are no forest plots (pairing needs the seeds, which a summary does not keep).
+pub fn section_without_pairs(summary: &Summary) -> String {
+    let mut out = String::from("<section class=\"glance\"><h2>At a glance</h2>");
+    out.push_str(
+        "<p class=\"note\">Per game: mean team reward of every scenario (row) and policy set (column), one colour \
+         scale per game, with the win rate printed in each cell. This file holds per-cell summaries \
+         (<code>collect = \"summary\"</code>), so there are no paired comparisons: pairing needs every \
+         episode's seed. Play the sweep with records to see them.</p>",
+    );
+    for (game, grid) in grids(summary, None) {
+        let _ = write!(out, "<h3>{}</h3>", escape(&game));
+        let _ = write!(
+            out,
+            "<figure>{}<figcaption>{}: mean team reward by scenario and policy set.</figcaption></figure>",
+            heatmap(&format!("{game}: mean team reward by scenario and policy set"), &grid),
+            escape(&game)
+        );
+    }
+    out.push_str("</section>");
+    out
+}
+
+/// The section's HTML.
+pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
+    let baseline = &comparisons.baseline;
+    let mut out = String::from("<section class=\"glance\"><h2>At a glance</h2>");
+    let _ = write!(
+        out,
+        "<p class=\"note\">Per game: mean team reward of every scenario (row) and policy set (column), one colour \
+         scale per game, with the win rate printed in each cell; then each policy set's paired difference in team \
+         reward from <b>{}</b> on the seeds both played (common random numbers), with its 95% interval. A filled dot: \
+         the difference holds after Holm's correction across all {} comparisons (p &lt; 0.05); hollow: it does not. \
+         <code>coordinator compare</code> prints the same comparisons as a table.</p>",
+        escape(baseline),
+        comparisons.rows.len()
+    );
+    let mut by_game: IndexMap<&str, IndexMap<&str, Vec<&Comparison>>> = IndexMap::new();
+    for r in &comparisons.rows {
+        by_game.entry(&r.game).or_default().entry(&r.scenario).or_default().push(r);
+    }
+    for (game, grid) in grids(summary, Some(baseline)) {
+        let missing: Vec<&str> =
+            comparisons.without_baseline.iter().filter(|(g, _)| *g == game).map(|(_, s)| s.as_str()).collect();
+        let _ = write!(out, "<h3>{}</h3>", escape(&game));
+        let _ = write!(
+            out,
+            "<figure>{}<figcaption>{}: mean team reward by scenario and policy set.</figcaption></figure>",
+            heatmap(&format!("{game}: mean team reward by scenario and policy set"), &grid),
+            escape(&game)
+        );
+        match by_game.get(game.as_str()) {
+            Some(scenarios) => {
+                out.push_str("<figure><div style=\"display:flex;flex-wrap:wrap;gap:6px 18px\">");
+                for (scenario, rows) in scenarios {
+                    out.push_str(&super::forest::panel(scenario, baseline, rows));
+                }
+                let _ = write!(
+                    out,
+                    "</div><figcaption>{}: paired difference in team reward (policy set − {}), 95% interval; \
+                     each scenario on its own axis.</figcaption></figure>",
+                    escape(&game),
+                    escape(baseline)
+                );
+                if !missing.is_empty() {
+                    let _ = write!(
+                        out,
+                        "<p class=\"note\">Not compared, no {} episodes there: {}.</p>",
+                        escape(baseline),
+                        escape(&missing.join(", "))
+                    );
+                }
+            }
+            None => {
+                let _ = write!(
+                    out,
+                    "<p class=\"note\">No paired comparison for {}: it has no other policy set beside {} on shared \
+                     scenarios.</p>",
+                    escape(&game),
+                    escape(baseline)
+                );
+            }
+        }
+    }
+    out.push_str("</section>");
+    out
+}
