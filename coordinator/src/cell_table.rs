@@ -148,9 +148,9 @@ pub fn summary_of(rows: &[CellRow]) -> anyhow::Result<crate::summary::Summary> {
     Ok(summary)
 }
 
-/// The rows a summary sweep would have given, from a records file: each cell's records
-/// aggregated in file order (`coordinator summary FILE --out CELLS`).
-pub fn rows_of_records(file: &std::path::Path) -> anyhow::Result<Vec<CellRow>> {
+/// The rows a summary sweep would have given, from records files: each cell's records
+/// aggregated in file order (`coordinator summary FILE... --out CELLS`).
+pub fn rows_of_records(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
     use indexmap::IndexMap;
     struct Acc {
         sweep: String,
@@ -160,7 +160,7 @@ pub fn rows_of_records(file: &std::path::Path) -> anyhow::Result<Vec<CellRow>> {
     }
     let mut cells: IndexMap<(String, String, String), Acc> = IndexMap::new();
     let mut bad = None;
-    crate::records::for_each_row(file, |_, row| {
+    input.for_each_row(|row| {
         if bad.is_some() {
             return;
         }
@@ -243,7 +243,7 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
             [("bucket_brigade", 3, 50), ("trolley", 3, 50)]
         );
         // The records cell's row is the aggregate of its records, as `summary --out` makes it.
-        let from_records = rows_of_records(&out).unwrap();
+        let from_records = rows_of_records(&crate::records::Input::file(&out).unwrap()).unwrap();
         assert_eq!(from_records.len(), 1);
         assert_eq!(from_records[0].aggregate.episodes, rows[0].aggregate.episodes);
         assert_eq!(from_records[0].aggregate.histograms, rows[0].aggregate.histograms);

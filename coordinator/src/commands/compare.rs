@@ -1,4 +1,4 @@
-//! `coordinator compare FILE [--baseline NAME]`: paired comparisons of every policy set with a
+//! `coordinator compare FILE... [--baseline NAME]`: paired comparisons of every policy set with a
 //! baseline on their shared seeds ([`crate::compare`]), optionally also as CSV or JSON.
 
 use std::path::PathBuf;
@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::compare;
+use crate::records::Input;
 
 /// Compare every policy set with a baseline, seed by seed. Every policy set of a cell plays the
 /// same seeds (common random numbers), so per game and scenario each policy set is paired with
@@ -22,8 +23,10 @@ use crate::compare;
 /// two teams' results move together seed by seed, which aggregates drop.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The results file (.jsonl, .csv, .msgpack or .parquet).
-    file: PathBuf,
+    /// The results files (.jsonl, .csv, .msgpack or .parquet), or directories of shards (their
+    /// results files, sorted by name), read as one table.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// The policy set every other is compared with [default: `random` if there is one, else
     /// the first policy set in the file].
     #[arg(long, value_name = "NAME")]
@@ -36,11 +39,10 @@ pub struct Args {
 
 /// Prints the table (and writes the file).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (pairs, comparisons) = compare::compare_file(&args.file, args.baseline.as_deref())
-        .with_context(|| format!("cannot compare {}", args.file.display()))?;
-    if pairs.partial {
-        eprintln!("warning: {} ends with a partial record, which was skipped", args.file.display());
-    }
+    let input = Input::open(&args.files)?;
+    let (pairs, comparisons) =
+        compare::compare_file(&input, args.baseline.as_deref()).with_context(|| format!("cannot compare {input}"))?;
+    Input::warn_partial(&pairs.partial);
     if pairs.duplicates > 0 {
         eprintln!(
             "warning: {} episode(s) repeat a (cell, seed) already read; the first of each was kept",

@@ -1,4 +1,4 @@
-//! `coordinator rank FILE`: fit and print each policy's contribution to team reward
+//! `coordinator rank FILE...`: fit and print each policy's contribution to team reward
 //! ([`crate::rank`]), optionally also as CSV.
 
 use std::path::PathBuf;
@@ -14,8 +14,10 @@ use crate::rank;
 /// without it), teams, seats filled and rank.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The results file (.jsonl, .csv, .msgpack or .parquet).
-    file: PathBuf,
+    /// The results files (.jsonl, .csv, .msgpack or .parquet), or directories of shards (their
+    /// results files, sorted by name), read as one table.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// Take each policy set's seats from this sweep file (the one the records came from)
     /// instead of from team names, so hand-written policy sets count too.
     #[arg(long, value_name = "SWEEP")]
@@ -30,7 +32,7 @@ pub struct Args {
 
 /// Prints the ranking (and writes the CSV).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let (fits, skipped) = rank::rank(&args.file, args.sweep.as_deref(), args.ridge)?;
+    let (fits, skipped) = rank::rank(&crate::records::Input::open(&args.files)?, args.sweep.as_deref(), args.ridge)?;
     print!("{}", rank::table::table(&fits, &skipped));
     if let Some(out) = args.out {
         rank::table::write_csv(&fits, &out).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;

@@ -1,4 +1,4 @@
-//! `coordinator report FILE --out report.html`: a self-contained HTML report of a results file
+//! `coordinator report FILE... --out report.html`: a self-contained HTML report of a results file
 //! ([`crate::report`]).
 
 use std::path::PathBuf;
@@ -12,8 +12,10 @@ use std::process::ExitCode;
 /// cell, and the ranking when the policy sets are teams.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The results file (.jsonl, .csv, .msgpack or .parquet).
-    file: PathBuf,
+    /// The results files (.jsonl, .csv, .msgpack or .parquet), or directories of shards (their
+    /// results files, sorted by name), read as one table.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// The HTML file to write.
     #[arg(long)]
     out: PathBuf,
@@ -28,7 +30,12 @@ pub struct Args {
 
 /// Writes the page and says what is in it.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    let w = crate::report::report(&args.file, args.sweep.as_deref(), args.baseline.as_deref(), &args.out)?;
+    let w = crate::report::report(
+        &crate::records::Input::open(&args.files)?,
+        args.sweep.as_deref(),
+        args.baseline.as_deref(),
+        &args.out,
+    )?;
     println!(
         "report written to {}: {} episodes, {} cells, {} game(s) ranked",
         args.out.display(),

@@ -1,23 +1,27 @@
-//! `coordinator summary FILE [--out CELLS]`: the summary table of a results file, in any format,
-//! records or summary file; with --out, its one-row-per-cell summary file.
+//! `coordinator summary FILE... [--out CELLS]`: the summary table of results files (or
+//! directories of shards) read as one table, in any format, records or summary files; with
+//! --out, their one-row-per-cell summary file.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
 
 use crate::cell_table;
-use crate::records::{self, cells};
+use crate::records::{cells, Input};
 use crate::summary::Summary;
 
-/// Print the summary table of a results file (.jsonl, .csv, .msgpack or .parquet; records, or
+/// Print the summary table of results files (.jsonl, .csv, .msgpack or .parquet; records, or
 /// the cell rows of a sweep that collected summaries): per game, scenario and policy set, the
 /// episodes, mean team reward with 95% CI, outcome shares, mean length, and the best and worst
-/// episodes with their seeds (look at one with `coordinator replay`).
+/// episodes with their seeds (look at one with `coordinator replay`). Several files, or a
+/// directory of shards, are read as one table, file after file.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The results file.
-    file: PathBuf,
+    /// The results files, or directories of shards (their .jsonl, .csv, .msgpack and .parquet
+    /// files, sorted by name); all records or all summary files.
+    #[arg(required = true, value_name = "FILE")]
+    files: Vec<PathBuf>,
     /// Also write one row per cell (the summary file a `collect = "summary"` sweep writes) to
     /// this file; the format follows the extension.
     #[arg(long)]
@@ -26,26 +30,27 @@ pub struct Args {
 
 /// Prints the table.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
-    print!("{}", summarise(&args.file)?.table());
+    let input = Input::open(&args.files)?;
+    print!("{}", summarise(&input)?.table());
     if let Some(out) = &args.out {
-        let rows = match cells::is_cell_file(&args.file)? {
-            true => cells::read_cells(&args.file)?,
-            false => cell_table::rows_of_records(&args.file)?,
+        let rows = match input.is_cells() {
+            true => input.read_cells()?,
+            false => cell_table::rows_of_records(&input)?,
         };
         cells::write_cells(out, &rows).with_context(|| format!("cannot write {}", out.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// The summary of every row of `file` (a partial trailing record is skipped, with a warning on
-/// stderr), or of every cell of a summary file. `watch` prints it too, when it resumed a file.
-pub fn summarise(file: &Path) -> anyhow::Result<Summary> {
-    if cells::is_cell_file(file)? {
-        return cell_table::summary_of(&cells::read_cells(file)?);
+/// The summary of every row of `input` (a partial trailing record is skipped, with a warning on
+/// stderr), or of every cell of summary files. `watch` prints it too, when it resumed a file.
+pub fn summarise(input: &Input) -> anyhow::Result<Summary> {
+    if input.is_cells() {
+        return cell_table::summary_of(&input.read_cells()?);
     }
     let mut summary = Summary::default();
     let mut mixed = None;
-    let cut = records::for_each_row(file, |_, row| {
+    let cut = input.for_each_row(|row| {
         if mixed.is_none() {
             if let Err(e) = summary.add_row(&row) {
                 mixed = Some(e);
@@ -55,8 +60,6 @@ pub fn summarise(file: &Path) -> anyhow::Result<Summary> {
     if let Some(e) = mixed {
         return Err(e.into());
     }
-    if cut.is_some() {
-        eprintln!("warning: {} ends with a partial record, which was skipped", file.display());
-    }
+    Input::warn_partial(&cut);
     Ok(summary)
 }

@@ -54,7 +54,7 @@ pub(super) async fn follow(
     let secs = report.elapsed.as_secs_f64();
     let table = match &report.summary {
         Some(s) => s.table(),
-        None => super::summary::summarise(out)?.table(),
+        None => super::summary::summarise(&crate::records::Input::file(out)?)?.table(),
     };
     print!("{table}");
     match &report.cells {

@@ -23,7 +23,7 @@ pub mod table;
 #[cfg(test)]
 mod tests;
 
-use std::path::Path;
+use crate::records::Input;
 
 use serde::Serialize;
 
@@ -140,15 +140,15 @@ pub fn compare(pairs: &Pairs, baseline: Option<&str>) -> Result<Comparisons, Com
     Ok(Comparisons { baseline, rows, without_baseline })
 }
 
-/// Reads `file` (any format) and compares against `baseline`.
-pub fn compare_file(file: &Path, baseline: Option<&str>) -> Result<(Pairs, Comparisons), CompareError> {
+/// Reads `input` (files of any format) and compares against `baseline`.
+pub fn compare_file(input: &Input, baseline: Option<&str>) -> Result<(Pairs, Comparisons), CompareError> {
     // A summary file (one row per cell) has no seeds to pair.
-    if crate::records::cells::is_cell_file(file)? {
-        return Err(CompareError::NoRecords(file.display().to_string()));
+    if input.is_cells() {
+        return Err(CompareError::NoRecords(input.to_string()));
     }
-    let pairs = Pairs::read(file)?;
+    let pairs = Pairs::read(input)?;
     if pairs.episodes == 0 {
-        return Err(CompareError::NoRecords(file.display().to_string()));
+        return Err(CompareError::NoRecords(input.to_string()));
     }
     let comparisons = compare(&pairs, baseline)?;
     Ok((pairs, comparisons))

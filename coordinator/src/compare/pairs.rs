@@ -4,13 +4,13 @@
 
 use std::collections::btree_map::Entry;
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::PathBuf;
 
 use indexmap::{IndexMap, IndexSet};
 use simfleet::GameKind;
 
 use super::CompareError;
-use crate::records::Row;
+use crate::records::{Input, Row};
 
 /// What pairing keeps of an episode.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -38,8 +38,8 @@ pub struct Pairs {
     /// Episodes whose (cell, seed) was already read (a file holding a sweep twice): the first
     /// is kept.
     pub duplicates: u64,
-    /// The file ended in a partial record, which was skipped.
-    pub partial: bool,
+    /// The files that ended in a partial record, which was skipped.
+    pub partial: Vec<PathBuf>,
     versions: IndexMap<String, String>,
     wins: IndexMap<String, Option<&'static str>>,
 }
@@ -80,11 +80,11 @@ impl Pairs {
         Ok(())
     }
 
-    /// Reads every row of `file` (any format).
-    pub fn read(file: &Path) -> Result<Pairs, CompareError> {
+    /// Reads every row of `input` (files of any format).
+    pub fn read(input: &Input) -> Result<Pairs, CompareError> {
         let mut pairs = Pairs::default();
         let mut mixed = None;
-        let cut = crate::records::for_each_row(file, |_, row| {
+        let cut = input.for_each_row(|row| {
             if mixed.is_none() {
                 if let Err(e) = pairs.add(&row) {
                     mixed = Some(e);
@@ -94,7 +94,7 @@ impl Pairs {
         if let Some(e) = mixed {
             return Err(e.into());
         }
-        pairs.partial = cut.is_some();
+        pairs.partial = cut;
         Ok(pairs)
     }
 

@@ -184,7 +184,7 @@ fn pairing_narrows_the_archetype_intervals_in_every_format() {
     for ext in ["parquet", "csv", "jsonl", "msgpack"] {
         let results = dir.path().join(format!("a.{ext}"));
         crate::embedded::play(&sweep, &results, Some(2), false, None).unwrap();
-        let (_, c) = compare_file(&results, Some("heroes")).unwrap();
+        let (_, c) = compare_file(&crate::records::Input::file(&results).unwrap(), Some("heroes")).unwrap();
         assert_eq!(c.rows.len(), 2);
         for r in &c.rows {
             assert_eq!((r.reward.n, r.left_out), (300, 0));
@@ -200,6 +200,6 @@ fn an_empty_file_says_pairing_needs_records() {
     let dir = tempfile::tempdir().unwrap();
     let empty = dir.path().join("e.jsonl");
     std::fs::write(&empty, "").unwrap();
-    let err = compare_file(&empty, None).unwrap_err().to_string();
+    let err = compare_file(&crate::records::Input::file(&empty).unwrap(), None).unwrap_err().to_string();
     assert!(err.contains("needs per-seed records") && err.contains("collect = \"summary\""), "{err}");
 }

@@ -31,7 +31,7 @@ use anyhow::{bail, Context};
 use indexmap::IndexMap;
 
 use crate::records::cells::CellRow;
-use crate::records::Row;
+use crate::records::{Input, Row};
 use crate::sweep::Sweep;
 pub use model::{Fit, Model, PolicyFit};
 
@@ -178,8 +178,8 @@ impl Ranker {
     }
 }
 
-/// `coordinator rank FILE [--sweep SWEEP]`: the fitted ranking of every game in `file`.
-pub fn rank(file: &Path, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
+/// `coordinator rank FILE... [--sweep SWEEP]`: the fitted ranking of every game in `input`.
+pub fn rank(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
     if !(ridge > 0.0 && ridge.is_finite()) {
         bail!("--ridge must be a positive number (got {ridge})");
     }
@@ -188,17 +188,13 @@ pub fn rank(file: &Path, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Ve
         None => Membership::default(),
     };
     let mut ranker = Ranker::new(membership);
-    let cut = if crate::records::cells::is_cell_file(file)? {
-        for row in crate::records::cells::read_cells(file)? {
+    if input.is_cells() {
+        for row in input.read_cells()? {
             ranker.add_cell(&row);
         }
-        None
     } else {
-        crate::records::for_each_row(file, |_, row| ranker.add(&row))
-            .with_context(|| format!("cannot read {}", file.display()))?
-    };
-    if cut.is_some() {
-        eprintln!("warning: {} ends with a partial record, which was skipped", file.display());
+        let cut = input.for_each_row(|row| ranker.add(&row)).with_context(|| format!("cannot read {input}"))?;
+        Input::warn_partial(&cut);
     }
     let fits = ranker.fit(ridge).map_err(anyhow::Error::msg)?;
     if fits.is_empty() {
@@ -208,7 +204,7 @@ pub fn rank(file: &Path, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Ve
         } else {
             "its policy sets have fewer than two distinct policies"
         };
-        bail!("{} holds no ranking: {hint}", file.display());
+        bail!("{input} holds no ranking: {hint}");
     }
     Ok((fits, ranker.skipped))
 }

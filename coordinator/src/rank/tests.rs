@@ -259,9 +259,9 @@ fn rank_reads_teams_from_names_or_from_the_sweep() {
     std::fs::write(&sweep, RANKING_SWEEP).unwrap();
     let out = dir.path().join("r.jsonl");
     crate::embedded::play(&sweep, &out, Some(2), false, None).unwrap();
-    let (by_name, skipped) = rank(&out, None, DEFAULT_RIDGE).unwrap();
+    let (by_name, skipped) = rank(&crate::records::Input::file(&out).unwrap(), None, DEFAULT_RIDGE).unwrap();
     assert_eq!(skipped.get("heroes"), Some(&40), "the hand-written policy set is not a team name");
-    let (by_sweep, skipped) = rank(&out, Some(&sweep), DEFAULT_RIDGE).unwrap();
+    let (by_sweep, skipped) = rank(&crate::records::Input::file(&out).unwrap(), Some(&sweep), DEFAULT_RIDGE).unwrap();
     assert!(skipped.is_empty());
     assert_eq!(by_name.len(), 1);
     assert_eq!(by_name[0].episodes, 800);
@@ -276,7 +276,7 @@ fn rank_reads_teams_from_names_or_from_the_sweep() {
     assert!(text.starts_with("game,rank,policy,contribution,ci95_low,ci95_high,marginal"), "{text}");
     let other = dir.path().join("other.toml");
     std::fs::write(&other, RANKING_SWEEP.replace("seed = 3", "seed = 8")).unwrap();
-    let e = rank(&out, Some(&other), DEFAULT_RIDGE).unwrap_err().to_string();
+    let e = rank(&crate::records::Input::file(&out).unwrap(), Some(&other), DEFAULT_RIDGE).unwrap_err().to_string();
     assert!(e.contains("the records come from sweep"), "{e}");
 }
 
@@ -293,7 +293,7 @@ fn roster_names_shorten_team_names_and_rank_tables() {
     let out = dir.path().join("r.csv");
     crate::embedded::play(&sweep, &out, Some(2), false, None).unwrap();
     for with_sweep in [None, Some(sweep.as_path())] {
-        let (fits, _) = rank(&out, with_sweep, DEFAULT_RIDGE).unwrap();
+        let (fits, _) = rank(&crate::records::Input::file(&out).unwrap(), with_sweep, DEFAULT_RIDGE).unwrap();
         let mut names: Vec<&str> = fits[0].policies.iter().map(|p| p.policy.as_str()).collect();
         names.sort_unstable();
         assert_eq!(names, ["cc", "firefighter", "free_rider", "hero", "liar"], "--sweep {with_sweep:?}");

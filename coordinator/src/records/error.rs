@@ -68,4 +68,19 @@ pub enum ImportError {
         /// Why.
         message: String,
     },
+    /// A directory with no results file in it (or no path at all).
+    #[error("no results file in {0:?}: a directory of shards holds .jsonl, .csv, .msgpack or .parquet files")]
+    NoShards(String),
+    /// Records and summary files read as one table.
+    #[error(
+        "{summary} is a summary file (one row per cell) but {records} holds episode records: one table cannot \
+         mix them; read each kind on its own, or turn the records into cell rows first with \
+         `coordinator summary RECORDS --out CELLS`"
+    )]
+    Mixed {
+        /// A summary file among the inputs.
+        summary: String,
+        /// A records file among the inputs.
+        records: String,
+    },
 }

@@ -2,8 +2,8 @@
 //! Parquet), writing them as records stream in and reading them back.
 //!
 //! Every command that writes records (`run`, `watch`, `results`) goes through [`RecordWriter`];
-//! every command that reads them (`summary`, `rank`, `report`, a resumed `watch`) goes through
-//! [`for_each_row`], so a format is added or changed here and nowhere else.
+//! every command that reads them (`summary`, `rank`, `report`, `compare`, a resumed `watch`) goes
+//! through [`Input`] and [`for_each_row`], so a format is added or changed here and nowhere else.
 //!
 //! # Layout
 //!
@@ -18,7 +18,9 @@
 //! 3. [`writer`]: [`RecordWriter`], a file of any format. [`reader`]: [`for_each_row`], any
 //!    format back into [`Row`]s.
 //!    [`cells`]: summary files, one row per cell (a sweep that collects summaries).
-//! 4. [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
+//! 4. [`input`]: [`Input`], the files and directories of shards an analysis command reads as
+//!    one table.
+//!    [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
 //!
 //! A new kind of row belongs in layer 0 beside [`row`], a new reader of the same files in layer
 //! 3 beside [`reader`].
@@ -27,6 +29,7 @@ pub mod cells;
 pub mod encoder;
 pub mod error;
 pub mod format;
+pub mod input;
 pub mod parquet;
 pub mod reader;
 pub mod resume;
@@ -39,6 +42,7 @@ mod tests;
 pub use encoder::RowEncoder;
 pub use error::{ExportError, ImportError};
 pub use format::Format;
+pub use input::Input;
 pub use reader::for_each_row;
 pub use resume::{resume, Resume};
 pub use row::{stat_columns, Row, RowRef, SCALAR_COLUMNS};

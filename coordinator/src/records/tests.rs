@@ -21,6 +21,7 @@ const MODULES: &[(&str, u8, &[&str])] = &[
     ),
     ("writer", 3, &[include_str!("writer.rs")]),
     ("reader", 3, &[include_str!("reader.rs")]),
+    ("input", 4, &[include_str!("input.rs")]),
     ("resume", 4, &[include_str!("resume.rs")]),
 ];
 

@@ -1,10 +1,10 @@
-//! `coordinator report FILE --out report.html`: one self-contained HTML page (inline CSS and
+//! `coordinator report FILE... --out report.html`: one self-contained HTML page (inline CSS and
 //! SVG, no scripts, no network) that opens with the answer (per game a heatmap of scenario ×
 //! policy set and a forest plot of paired differences against a baseline), then the summary table, outcome shares per policy set with 95%
 //! intervals, per-cell histograms of team reward and episode length, and the ranking when the
 //! records come from a ranking sweep (or `--sweep` gives the teams).
 //!
-//! The file is read twice: first for the summary, the ranking and the range of each (game,
+//! The files are read twice: first for the summary, the ranking and the range of each (game,
 //! scenario), then for the histograms, whose bins are shared by every policy set of a scenario.
 //! Memory grows with cells and bins, never with episodes.
 //!
@@ -31,6 +31,7 @@ use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
 
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
+use crate::records::Input;
 use crate::summary::Summary;
 use crate::sweep::Sweep;
 use histogram::{Bins, Histogram, Range, LENGTH_BINS, REWARD_BINS};
@@ -50,7 +51,7 @@ pub struct CellHistograms {
 /// Everything the page shows.
 #[derive(Debug)]
 pub struct Collected {
-    /// The results file, as given.
+    /// The results files, as given on the command line.
     pub file: String,
     /// Sweep ids in the file.
     pub sweeps: IndexSet<String>,
@@ -79,8 +80,8 @@ pub struct Written {
 
 /// Gathers the page's contents from a summary file: the table and the ranking from the cells'
 /// aggregates, the histograms from their bucket counts.
-fn collect_cells(file: &Path, membership: Membership) -> anyhow::Result<Collected> {
-    let rows = crate::records::cells::read_cells(file)?;
+fn collect_cells(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
+    let rows = input.read_cells()?;
     let summary = crate::cell_table::summary_of(&rows)?;
     let mut ranker = Ranker::new(membership);
     let (mut sweeps, mut versions) = (IndexSet::new(), IndexMap::new());
@@ -98,13 +99,13 @@ fn collect_cells(file: &Path, membership: Membership) -> anyhow::Result<Collecte
     }
     let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
     let skipped = ranker.skipped;
-    Ok(Collected { file: file.display().to_string(), sweeps, versions, summary, histograms, ranking, skipped })
+    Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
 }
 
-/// Reads `file` (twice) and gathers the page's contents.
-pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected> {
-    if crate::records::cells::is_cell_file(file)? {
-        return collect_cells(file, membership);
+/// Reads `input` (twice) and gathers the page's contents.
+pub fn collect(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
+    if input.is_cells() {
+        return collect_cells(input, membership);
     }
     let mut summary = Summary::default();
     let mut ranker = Ranker::new(membership);
@@ -112,34 +113,33 @@ pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected>
     let mut versions: IndexMap<String, String> = IndexMap::new();
     let mut ranges: IndexMap<(String, String), (Range, Range)> = IndexMap::new();
     let mut mixed = None;
-    let cut = crate::records::for_each_row(file, |_, row| {
-        if mixed.is_some() {
-            return;
-        }
-        let r = summary.add_row(&row);
-        if let Err(e) = r {
-            mixed = Some(e);
-            return;
-        }
-        if !sweeps.contains(&row.sweep) {
-            sweeps.insert(row.sweep.clone());
-        }
-        if !versions.contains_key(&row.game) {
-            versions.insert(row.game.clone(), row.engine_version.clone());
-        }
-        ranker.add(&row);
-        let key = (row.game, row.scenario);
-        let (reward, length) = ranges.entry(key).or_default();
-        reward.add(row.team_reward);
-        length.add(f64::from(row.length));
-    })
-    .with_context(|| format!("cannot read {}", file.display()))?;
+    let cut = input
+        .for_each_row(|row| {
+            if mixed.is_some() {
+                return;
+            }
+            let r = summary.add_row(&row);
+            if let Err(e) = r {
+                mixed = Some(e);
+                return;
+            }
+            if !sweeps.contains(&row.sweep) {
+                sweeps.insert(row.sweep.clone());
+            }
+            if !versions.contains_key(&row.game) {
+                versions.insert(row.game.clone(), row.engine_version.clone());
+            }
+            ranker.add(&row);
+            let key = (row.game, row.scenario);
+            let (reward, length) = ranges.entry(key).or_default();
+            reward.add(row.team_reward);
+            length.add(f64::from(row.length));
+        })
+        .with_context(|| format!("cannot read {input}"))?;
     if let Some(e) = mixed {
         return Err(e.into());
     }
-    if cut.is_some() {
-        eprintln!("warning: {} ends with a partial record, which was skipped", file.display());
-    }
+    Input::warn_partial(&cut);
     let mut histograms: IndexMap<CellKey, CellHistograms> = IndexMap::new();
     for key in summary.cells.keys() {
         let (reward, length) = ranges[&(key.0.clone(), key.1.clone())];
@@ -149,31 +149,32 @@ pub fn collect(file: &Path, membership: Membership) -> anyhow::Result<Collected>
         };
         histograms.insert(key.clone(), hist);
     }
-    crate::records::for_each_row(file, |_, row| {
-        if let Some(h) = histograms.get_mut(&(row.game, row.scenario, row.policy_set)) {
-            h.reward.add(row.team_reward);
-            h.length.add(f64::from(row.length));
-        }
-    })
-    .with_context(|| format!("cannot read {} again", file.display()))?;
+    input
+        .for_each_row(|row| {
+            if let Some(h) = histograms.get_mut(&(row.game, row.scenario, row.policy_set)) {
+                h.reward.add(row.team_reward);
+                h.length.add(f64::from(row.length));
+            }
+        })
+        .with_context(|| format!("cannot read {input} again"))?;
     let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
     let skipped = ranker.skipped;
-    Ok(Collected { file: file.display().to_string(), sweeps, versions, summary, histograms, ranking, skipped })
+    Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
 }
 
-/// `coordinator report FILE --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
+/// `coordinator report FILE... --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
 /// policy set of the forest plots (default [`crate::compare::default_baseline`]).
-pub fn report(file: &Path, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
+pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
     let membership = match sweep {
         Some(path) => Membership::from_sweep(&Sweep::load(path)?),
         None => Membership::default(),
     };
-    let collected = collect(file, membership)?;
-    let lead = if crate::records::cells::is_cell_file(file)? {
+    let collected = collect(input, membership)?;
+    let lead = if input.is_cells() {
         glance::section_without_pairs(&collected.summary)
     } else {
         // A read of its own: the pairs keep every seed, which the rest of the page never needs.
-        let (_, comparisons) = crate::compare::compare_file(file, baseline)?;
+        let (_, comparisons) = crate::compare::compare_file(input, baseline)?;
         glance::section(&collected.summary, &comparisons)
     };
     let page = html::page(&collected, &lead);

@@ -32,7 +32,7 @@ fn the_report_has_one_chart_per_cell_and_no_external_references() {
     let results = dir.path().join("r.parquet");
     crate::embedded::play(&sweep, &results, Some(2), false, None).unwrap();
     let out = dir.path().join("report.html");
-    let written = report(&results, None, None, &out).unwrap();
+    let written = report(&crate::records::Input::file(&results).unwrap(), None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     let cells = 1 + 2 * 5;
     assert_eq!(written.cells, cells);
@@ -53,7 +53,7 @@ fn the_report_has_one_chart_per_cell_and_no_external_references() {
     assert!(html.contains("Not in the ranking"), "the hand-written policy set is named as left out");
     assert!(!html.contains("firefighters <&>"));
     // Every cell's histograms count all of its episodes.
-    let collected = collect(&results, Default::default()).unwrap();
+    let collected = collect(&crate::records::Input::file(&results).unwrap(), Default::default()).unwrap();
     for (key, h) in &collected.histograms {
         assert_eq!(h.reward.total(), 60, "{key:?}");
         assert_eq!(h.length.total(), 60, "{key:?}");
@@ -68,8 +68,10 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
     let (records, cells) = (dir.path().join("r.jsonl"), dir.path().join("r.cells.csv"));
     crate::embedded::play(&sweep, &records, Some(2), false, None).unwrap();
     crate::embedded::play(&sweep, &cells, Some(2), false, Some(simfleet::protocol::Collect::Summary)).unwrap();
-    let (from_records, from_cells) =
-        (collect(&records, Default::default()).unwrap(), collect(&cells, Default::default()).unwrap());
+    let (from_records, from_cells) = (
+        collect(&crate::records::Input::file(&records).unwrap(), Default::default()).unwrap(),
+        collect(&crate::records::Input::file(&cells).unwrap(), Default::default()).unwrap(),
+    );
     assert_eq!(from_cells.summary.table(), from_records.summary.table());
     assert_eq!(from_cells.histograms.len(), 1 + 2 * 5);
     for (key, h) in &from_cells.histograms {
@@ -81,7 +83,7 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
     assert_eq!(from_cells.ranking.len(), 1, "the teams are ranked from their cells");
     assert!(from_records.ranking[0].seeds_known && !from_cells.ranking[0].seeds_known);
     let out = dir.path().join("cells.html");
-    let written = report(&cells, None, None, &out).unwrap();
+    let written = report(&crate::records::Input::file(&cells).unwrap(), None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!((written.cells, written.episodes, written.ranked), (11, 660, 1));
     assert!(html.contains("Prometheus buckets") && html.contains("seed blocks not available"), "says what it drew");
@@ -89,7 +91,7 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
         html.contains("At a glance") && html.contains("no paired comparisons"),
         "heatmaps, and why no forest plots"
     );
-    let refused = crate::compare::compare_file(&cells, None).unwrap_err();
+    let refused = crate::compare::compare_file(&crate::records::Input::file(&cells).unwrap(), None).unwrap_err();
     assert!(matches!(refused, crate::compare::CompareError::NoRecords(_)), "{refused}");
 }
 
@@ -102,7 +104,7 @@ fn a_report_without_teams_has_no_ranking_section() {
     let results = dir.path().join("plain.jsonl");
     crate::embedded::play(&sweep, &results, Some(1), false, None).unwrap();
     let out = dir.path().join("plain.html");
-    let written = report(&results, None, None, &out).unwrap();
+    let written = report(&crate::records::Input::file(&results).unwrap(), None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!((written.cells, written.ranked), (1, 0));
     assert_eq!(count(&html, "<svg class=\"cell-chart\""), 1);
