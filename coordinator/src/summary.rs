@@ -144,6 +144,11 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The columns [`Summary::add_row`] reads (`stats.llm` for the token counts); a reader may
+    /// leave the others out.
+    pub const COLUMNS: &'static [&'static str] =
+        &["game", "engine_version", "scenario", "policy_set", "seed", "team_reward", "length", "outcome", "stats.llm"];
+
     fn check_version(&mut self, game: &str, engine_version: &str) -> Result<(), MixedVersions> {
         match self.versions.get(game) {
             Some(v) if v != engine_version => {
@@ -207,7 +212,7 @@ impl Summary {
         }
     }
 
-    /// Adds one exported row.
+    /// Adds one exported row; reads only its [`Summary::COLUMNS`].
     pub fn add_row(&mut self, row: &crate::records::Row) -> Result<(), MixedVersions> {
         self.add(
             &row.game,

@@ -1,6 +1,7 @@
 //! `collect = "summary"` end to end, through the CLI: the summary table of a summary sweep,
 //! played in-process and by a fleet of real workers on a real nats-server, equals the table of
-//! the same sweep's records, for all four games; summary results stay small on the stream.
+//! the same sweep's records, for all four games; summary results stay small on the stream; the
+//! table of a records file is the same from every format (Parquet read by column projection).
 
 use std::path::Path;
 use std::time::Duration;
@@ -186,6 +187,29 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     let jobs = fleet.iter().map(|c| c.jobs).sum::<u64>();
     assert_eq!(info.messages, jobs, "one result per job");
     assert!(info.bytes / jobs < 2048, "{} bytes per summary result", info.bytes / jobs);
+}
+
+/// `summary` reads only the columns it needs from a Parquet file (a projection) and whole rows
+/// from the other formats: the tables are the same bytes, for all four games.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_summary_table_is_the_same_from_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("sweep.toml"), SWEEP).unwrap();
+    let sweep = path(d, "sweep.toml");
+    let mut tables = Vec::new();
+    for ext in ["jsonl", "csv", "msgpack", "parquet"] {
+        let out = path(d, &format!("records.{ext}"));
+        coordinator(&["run", &sweep, "--out", &out, "--quiet", "--threads", "2"]).await;
+        tables.push((ext, coordinator(&["summary", &out]).await));
+    }
+    let (_, jsonl) = &tables[0];
+    for game in ["bucket_brigade", "deception", "trolley", "cogsguard"] {
+        assert!(jsonl.contains(game), "{game} in\n{jsonl}");
+    }
+    for (ext, table) in &tables[1..] {
+        assert_eq!(table, jsonl, "the table of the .{ext} file");
+    }
 }
 
 /// The lines of `text` whose JSON row is of (`scenario`, `policy_set`) with a seed in `seeds`.

@@ -50,7 +50,8 @@ pub fn summarise(input: &Input) -> anyhow::Result<Summary> {
     }
     let mut summary = Summary::default();
     let mut mixed = None;
-    let cut = input.for_each_row(|row| {
+    // Only the columns the table needs: a Parquet file decodes nothing else.
+    let cut = input.for_each_row_of(Some(Summary::COLUMNS), |row| {
         if mixed.is_none() {
             if let Err(e) = summary.add_row(&row) {
                 mixed = Some(e);

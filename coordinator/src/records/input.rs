@@ -74,10 +74,20 @@ impl Input {
 
     /// Calls `f` with every row of every file, file after file; stops at the first error. A
     /// partial trailing record of a file is skipped, and the files that had one are returned.
-    pub fn for_each_row(&self, mut f: impl FnMut(Row)) -> Result<Vec<PathBuf>, ImportError> {
+    pub fn for_each_row(&self, f: impl FnMut(Row)) -> Result<Vec<PathBuf>, ImportError> {
+        self.for_each_row_of(None, f)
+    }
+
+    /// [`Input::for_each_row`], reading only `columns` where the format allows (Parquet: see
+    /// [`reader::for_each_row_of`]); `f` must use only the fields it asked for.
+    pub fn for_each_row_of(
+        &self,
+        columns: Option<&[&str]>,
+        mut f: impl FnMut(Row),
+    ) -> Result<Vec<PathBuf>, ImportError> {
         let mut cut = Vec::new();
         for file in &self.files {
-            if reader::for_each_row(file, |_, row| f(row))?.is_some() {
+            if reader::for_each_row_of(file, columns, |_, row| f(row))?.is_some() {
                 cut.push(file.clone());
             }
         }

@@ -14,7 +14,19 @@ use super::row::Row;
 /// Calls `f` with each row of `path` and its byte offset; stops at the first error. A
 /// partial trailing row (no final newline, or a truncated MessagePack map) is reported as
 /// `Ok(Some(offset))`: where the file should be cut.
-pub fn for_each_row(path: &Path, mut f: impl FnMut(u64, Row)) -> Result<Option<u64>, ImportError> {
+pub fn for_each_row(path: &Path, f: impl FnMut(u64, Row)) -> Result<Option<u64>, ImportError> {
+    for_each_row_of(path, None, f)
+}
+
+/// [`for_each_row`], reading only `columns` (names as in [`Row`]; `stats.<key>` for a stats
+/// entry) where the format allows: a Parquet file decodes only those column chunks, and the
+/// row's other fields keep their defaults. The line formats decode whole rows (a row's fields
+/// are interleaved in its bytes), so `f` must use only the fields it asked for.
+pub fn for_each_row_of(
+    path: &Path,
+    columns: Option<&[&str]>,
+    mut f: impl FnMut(u64, Row),
+) -> Result<Option<u64>, ImportError> {
     let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
     let rowerr = |row: u64, message: String| ImportError::Row { path: path.display().to_string(), row, message };
     let format = Format::of(path)?;
@@ -78,7 +90,7 @@ pub fn for_each_row(path: &Path, mut f: impl FnMut(u64, Row)) -> Result<Option<u
         }
         Format::Parquet => {
             drop(reader);
-            parquet::reader::for_each_row(path, f).map_err(|(row, message)| rowerr(row, message))?;
+            parquet::reader::for_each_row(path, columns, f).map_err(|(row, message)| rowerr(row, message))?;
             Ok(None)
         }
     }

@@ -1,5 +1,6 @@
 //! Reading a Parquet export back into rows, for `summary`, `rank` and `report` (row by row
-//! through the crate's record reader: no arrow needed).
+//! through the crate's record reader: no arrow needed), all columns or only those a command
+//! names (column projection: the other column chunks are not decoded).
 
 use std::fs::File;
 use std::path::Path;
@@ -7,6 +8,7 @@ use std::path::Path;
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::record::Field;
+use parquet::schema::types::Type;
 use serde_json::Value;
 
 use super::schema::JSON_COLUMNS_KEY;
@@ -52,9 +54,11 @@ fn unsigned(field: &Field, name: &str) -> Result<u64, String> {
     }
 }
 
-/// Calls `f` with each row of the Parquet file at `path` and its 0-based row number. Errors are
-/// `(row number, message)`; row 0 is the file itself.
-pub fn for_each_row(path: &Path, mut f: impl FnMut(u64, Row)) -> Result<(), (u64, String)> {
+/// Calls `f` with each row of the Parquet file at `path` and its 0-based row number. With
+/// `columns`, only those columns (by name; `stats.<key>` for a stats entry; names the file lacks
+/// are left out) are read and the row's other fields keep their defaults (empty, zero). Errors
+/// are `(row number, message)`; row 0 is the file itself.
+pub fn for_each_row(path: &Path, columns: Option<&[&str]>, mut f: impl FnMut(u64, Row)) -> Result<(), (u64, String)> {
     let file = File::open(path).map_err(|e| (0, e.to_string()))?;
     let reader = SerializedFileReader::new(file).map_err(|e| {
         (0, format!("{e} (a Parquet file is complete only once its writer finished; was the export interrupted?)"))
@@ -69,7 +73,17 @@ pub fn for_each_row(path: &Path, mut f: impl FnMut(u64, Row)) -> Result<(), (u64
         .filter_map(|kv| kv.value.as_deref())
         .flat_map(|v| v.split(',').filter(|c| !c.is_empty()).map(String::from))
         .collect();
-    for (i, record) in reader.into_iter().enumerate() {
+    let projection = match columns {
+        None => None,
+        Some(names) => {
+            let root = reader.metadata().file_metadata().schema();
+            let fields = root.get_fields().iter().filter(|f| names.contains(&f.name())).cloned().collect();
+            let projected = Type::group_type_builder(root.name()).with_fields(fields).build();
+            Some(projected.map_err(|e| (0, e.to_string()))?)
+        }
+    };
+    let rows = reader.get_row_iter(projection).map_err(|e| (0, e.to_string()))?;
+    for (i, record) in rows.enumerate() {
         let n = i as u64 + 1;
         let record = record.map_err(|e| (n, e.to_string()))?;
         let mut row = Row {

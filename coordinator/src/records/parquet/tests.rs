@@ -158,7 +158,7 @@ fn several_row_groups_and_keys_first_seen_late() {
     }
     sink.finish().unwrap();
     let mut rows = Vec::new();
-    super::reader::for_each_row(&path, |_, r| rows.push(r)).unwrap();
+    super::reader::for_each_row(&path, None, |_, r| rows.push(r)).unwrap();
     assert_eq!(rows.len(), n as usize);
     for (i, r) in rows.iter().enumerate() {
         let seed = i as u64;
@@ -201,4 +201,23 @@ fn parquet_cannot_be_appended_to_or_resumed() {
     assert!(e.to_string().contains("cannot append to a Parquet file"), "{e}");
     let e = crate::records::resume(&path, |_| 1).expect_err("resume must refuse to cut a Parquet file");
     assert!(e.to_string().contains("cannot append to a Parquet file"), "{e}");
+}
+
+#[test]
+fn a_projection_reads_only_its_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pq, _) = export_both(dir.path());
+    let full = read(&pq);
+    let columns = ["game", "seed", "team_reward", "stats.invalid_by_kind", "stats.no_such_key", "no_such_column"];
+    let mut rows = Vec::new();
+    super::reader::for_each_row(&pq, Some(&columns), |_, r| rows.push(r)).unwrap();
+    assert_eq!(rows.len(), full.len());
+    for (got, all) in rows.iter().zip(&full) {
+        assert_eq!((&got.game, got.seed, got.team_reward), (&all.game, all.seed, all.team_reward));
+        assert_eq!(got.stats.get("invalid_by_kind"), all.stats.get("invalid_by_kind"));
+        // The columns left out are not read: their fields keep the defaults.
+        assert_eq!((got.sweep.as_str(), got.scenario.as_str(), got.length), ("", "", 0));
+        assert!(got.agent_rewards.is_empty() && got.stats.len() <= 1, "{got:?}");
+    }
+    assert!(full.iter().any(|r| r.stats.contains_key("invalid_by_kind")), "deception rows carry the stat read");
 }
