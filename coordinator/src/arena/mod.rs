@@ -1,5 +1,5 @@
 //! `coordinator arena`: the Trolley Problem Arena, live trolley games for external agents over
-//! JSON/HTTP (spec `trolley.md` §12, OpenAPI document `docs/arena.openapi.json`).
+//! JSON/HTTP (the contract is the OpenAPI document `docs/arena.openapi.json`).
 //!
 //! The arena adds only ids, tokens, clocks, storage and HTTP around the trolley rules module
 //! (`simfleet::games::trolley`): every change to a game is one call of its rules, and every

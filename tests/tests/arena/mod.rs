@@ -1,4 +1,4 @@
-//! The trolley arena (spec `trolley.md` §12) over real HTTP: `coordinator::arena::serve` on a
+//! The trolley arena (contract: `docs/arena.openapi.json`) over real HTTP: `coordinator::arena::serve` on a
 //! free loopback port in its own tokio runtime, driven by blocking `ureq` clients — one thread
 //! per agent wherever clients race. No nats-server is involved.
 //!

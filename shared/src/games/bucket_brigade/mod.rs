@@ -1,6 +1,6 @@
 //! Bucket Brigade (`bucket_brigade-rules-1`): cooperative firefighting on a ring of ten
-//! houses, with cheap talk. The contract is `specs/bucket_brigade.md`; section numbers (§)
-//! below refer to it.
+//! houses, with cheap talk. The rules are the files of this folder, pinned by the golden
+//! fixtures (`shared/tests/golden/`); section marks (§) below number the rules `bucket_brigade-rules-1`.
 //!
 //! # Layout (one noun per file)
 //!

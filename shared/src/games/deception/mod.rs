@@ -3,7 +3,8 @@
 //! N agents, M of them secret imposters, meet once per tick: a round-robin discussion
 //! (discuss, accuse, defend, propose a vote, pass), then a simultaneous vote that may eject one
 //! agent and reveal its role. Crewmates win by ejecting every imposter; imposters by reaching
-//! parity; a timeout goes to `timeout_winner`. The contract is `specs/deception.md`.
+//! parity; a timeout goes to `timeout_winner`. The rules are the files of this folder, pinned
+//! by the golden fixtures (`shared/tests/golden/`).
 //!
 //! # Layout
 //!

@@ -1,4 +1,4 @@
-//! The Trolley Problem Arena (`trolley-rules-1`, spec `trolley.md`): rounds of one operator
+//! The Trolley Problem Arena (`trolley-rules-1`, rules in this folder): rounds of one operator
 //! deciding which side of the track survives after three debate phases, until every agent has
 //! been operator, majority and minority.
 //!
