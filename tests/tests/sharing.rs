@@ -22,7 +22,7 @@ const TIMEOUT: Duration = Duration::from_secs(240);
 /// from its first to its last and counts of jobs measure shares of time.
 fn uniform_sweep(name: &str, jobs: u64, job_time: Duration) -> String {
     let per_job = episodes_for(slow_job, job_time);
-    let team = vec!["\"firefighter\""; 10].join(", ");
+    let team = ["\"firefighter\""; 10].join(", ");
     format!(
         "name = {name:?}\nseeds = {{ start = 0, count = {} }}\nepisodes_per_job = {per_job}\n\n[[cells]]\n\
          game = \"bucket_brigade\"\nscenarios = [\"default?num_agents=10&min_nights=100\"]\n\

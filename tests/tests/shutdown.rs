@@ -109,6 +109,7 @@ async fn sigterm_past_the_drain_timeout_gives_unfinished_jobs_back() {
 
     let rescue = RunningWorker::start(test_settings(&server.client_url())).await;
     let results = collect_results(&js, &sweep, n as usize, Duration::from_secs(120)).await;
-    assert!(results.values().all(|r| r.error.is_none()));
+    let errors: Vec<_> = results.values().filter_map(|r| r.error.as_ref()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
     rescue.stop().await.unwrap();
 }
