@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 use async_nats::jetstream::kv;
 use simfleet::topology::{Priority, SweepEntry, SweepStatus, DEFAULT_SHARE};
 
-/// How long a sweep's state is trusted before it is read again: also how soon a worker follows
-/// `coordinator priority`.
+/// How long a sweep's state is trusted before a job reads it again.
 pub const SWEEP_STATE_TTL: Duration = Duration::from_secs(2);
 
 /// A sweep's state as a worker uses it.
@@ -54,12 +53,17 @@ impl SweepStates {
 
     /// `sweep`'s state, as of at most `ttl` ago.
     pub(crate) async fn state(&self, sweep: &str) -> SweepState {
-        let now = Instant::now();
         if let Some((at, state)) = self.lock().get(sweep) {
-            if now.duration_since(*at) < self.ttl {
+            if at.elapsed() < self.ttl {
                 return *state;
             }
         }
+        self.read(sweep).await
+    }
+
+    /// `sweep`'s state read now (and cached): the pull loop reads the class and share of the
+    /// sweeps with jobs once a second, so that `coordinator priority` takes effect within one.
+    pub(crate) async fn read(&self, sweep: &str) -> SweepState {
         let state = match self.kv.get(sweep).await {
             Ok(Some(bytes)) => match serde_json::from_slice::<SweepEntry>(&bytes) {
                 Ok(entry) => SweepState {
@@ -78,6 +82,7 @@ impl SweepStates {
                 return SweepState::LIVE;
             }
         };
+        let now = Instant::now();
         let mut cache = self.lock();
         // Forget sweeps not seen for a while, so a long-lived worker does not grow without bound.
         cache.retain(|_, (at, _)| now.duration_since(*at) < self.ttl * 100);

@@ -236,7 +236,7 @@ impl Intake {
             let (subject, count) = next?;
             if let (Some(sweep), true) = (sweep_of_job_subject(&subject), count > 0) {
                 if !sweeps.iter().any(|(s, _, _)| s == sweep) {
-                    let state = self.jobs.sweeps.state(sweep).await;
+                    let state = self.jobs.sweeps.read(sweep).await;
                     sweeps.push((sweep.to_string(), state.priority, state.share));
                 }
             }

@@ -10,7 +10,7 @@ use crate::fleet::{self, Fleet};
 ///
 /// Workers take a job of a higher class whenever one is waiting; within a class, sweeps with
 /// jobs waiting share the fleet's job slots in proportion to their shares. The change reaches
-/// every worker within a few seconds; jobs already taken finish where they are, and no job is
+/// every worker within about a second; jobs already taken finish where they are, and no job is
 /// moved, lost or played twice. `coordinator status` shows every sweep's class, share and the
 /// fleet share it gets now.
 #[derive(clap::Args, Debug)]
@@ -33,7 +33,7 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
         let fleet = Fleet::connect(&settings).await?;
         let change = fleet::priority::set_class(&fleet, &args.id, priority, args.share).await?;
         println!(
-            "{}: priority {} -> {}, share {} -> {}; workers follow within a few seconds",
+            "{}: priority {} -> {}, share {} -> {}; workers follow within about a second",
             args.id, change.from.0, change.to.0, change.from.1, change.to.1
         );
         Ok(ExitCode::SUCCESS)

@@ -2,9 +2,8 @@
 //! its share) while it runs.
 //!
 //! The class lives in the sweep's KV entry, not in its jobs: no job moves, so none is lost or
-//! repeated. Workers read the entry (cached for `SWEEP_STATE_TTL`, two seconds) each time they
-//! list the sweeps with jobs, and give their next free slots by the new class; jobs already
-//! delivered finish where they are.
+//! repeated. Workers read the entry each time they list the sweeps with jobs (every second) and
+//! give their next free slots by the new class; jobs already delivered finish where they are.
 
 use simfleet::topology::{Priority, SweepEntry};
 
