@@ -4,10 +4,10 @@ time it saw that (scripts/bench-fleet's end of a fleet run).
 
     scripts/fleet-drained.py nats://127.0.0.1:PORT
 
-Asks the server itself ($JS.API consumer info, every 10 ms, over one plain NATS connection)
+Asks the server itself ($JS.API stream info, every 10 ms, over one plain NATS connection)
 rather than the worker's /metrics, so that the wait costs the machine being measured almost
-nothing: no process per poll and no exposition to render. Done when the consumer's ack floor
-reaches the stream's last sequence, as read once at start (so run it after `submit` returns).
+nothing: no process per poll and no exposition to render. Done when the jobs stream, a work
+queue whose jobs leave it when acknowledged, holds none (so run it after `submit` returns).
 Standard library only.
 """
 import json
@@ -17,7 +17,6 @@ import time
 from urllib.parse import urlparse
 
 JOBS_STREAM = "SIMFLEET_JOBS"  # shared/src/topology.rs
-WORKERS_CONSUMER = "simfleet-workers"
 INBOX = "_INBOX.fleet_drained"
 
 
@@ -62,9 +61,8 @@ class Nats:
 
 def main():
     nats = Nats(sys.argv[1])
-    last = nats.request(f"$JS.API.STREAM.INFO.{JOBS_STREAM}")["state"]["last_seq"]
-    subject = f"$JS.API.CONSUMER.INFO.{JOBS_STREAM}.{WORKERS_CONSUMER}"
-    while nats.request(subject)["ack_floor"]["stream_seq"] < last:
+    subject = f"$JS.API.STREAM.INFO.{JOBS_STREAM}"
+    while nats.request(subject)["state"]["messages"] > 0:
         time.sleep(0.01)
     print(f"{time.time():.6f}")
 

@@ -22,8 +22,9 @@ What is checked, and against what:
     PodMonitors are checked structurally by the hand-written JSON schemas CRD_SCHEMAS below
     (the fields their CRDs require plus the types simfleet relies on; keda.sh/v1alpha1 and
     monitoring.coreos.com/v1), and semantically: the ScaledObject targets the worker
-    Deployment, names the stream and consumer of shared/src/topology.rs, and its lagThreshold
-    equals the worker's concurrency (its CPU limit); every PodMonitor selects pods of the same
+    Deployment, reads the backlog of the jobs stream of shared/src/topology.rs from the NATS
+    Service's /jsz (one metrics-api trigger), and its targetValue equals the worker's
+    concurrency (its CPU limit); every PodMonitor selects pods of the same
     rendering through a named container port;
   * pod hardening (non-root, read-only root fs, no privilege escalation, capabilities dropped,
     RuntimeDefault seccomp, requests and limits) on every workload;
@@ -457,7 +458,8 @@ def worker_checks(docs) -> str:
     grace = spec.get("terminationGracePeriodSeconds", 30)
     if not drain < grace:
         errors.append(f"drain_timeout_seconds {drain} is not shorter than terminationGracePeriodSeconds {grace}")
-    # KEDA: lagThreshold is the jobs one replica holds (its concurrency = its CPU limit).
+    # KEDA: targetValue is the jobs one replica holds (its concurrency = its CPU limit), and the
+    # backlog is the jobs stream's messages, read from the NATS Service's /jsz.
     conc_env = env.get("SIMFLEET_WORKER__CONCURRENCY", {})
     limit = c.get("resources", {}).get("limits", {}).get("cpu")
     concurrency = cfg.get("concurrency")
@@ -467,22 +469,25 @@ def worker_checks(docs) -> str:
     for so in find(docs, "ScaledObject"):
         if so["spec"]["scaleTargetRef"]["name"] != "simfleet-worker":
             errors.append(f"ScaledObject {so['metadata']['name']} does not target simfleet-worker")
-        for t in so["spec"]["triggers"]:
-            if t["type"] != "nats-jetstream":
-                continue
-            m = t["metadata"]
-            for field in ("natsServerMonitoringEndpoint", "account", "stream", "consumer", "lagThreshold"):
-                if field not in m:
-                    errors.append(f"nats-jetstream trigger lacks {field}")
-            if m.get("stream") != names.get("JOBS_STREAM") or m.get("consumer") != names.get("WORKERS_CONSUMER"):
-                errors.append(f"trigger names {m.get('stream')}/{m.get('consumer')}, the code "
-                              f"{names.get('JOBS_STREAM')}/{names.get('WORKERS_CONSUMER')}")
-            if concurrency is not None and m.get("lagThreshold") != str(concurrency):
-                errors.append(f"lagThreshold {m.get('lagThreshold')} != the jobs one replica holds ({concurrency})")
-            ns = dep["metadata"].get("namespace", "default")
-            if not re.match(rf"simfleet-nats(-headless)?\.{ns}\.svc", m.get("natsServerMonitoringEndpoint", "")):
-                errors.append(f"natsServerMonitoringEndpoint {m.get('natsServerMonitoringEndpoint')} is not the "
-                              f"NATS Service of namespace {ns}")
+        triggers = so["spec"]["triggers"]
+        if [t["type"] for t in triggers] != ["metrics-api"]:
+            errors.append(f"the ScaledObject's triggers are {[t['type'] for t in triggers]}, expected one metrics-api "
+                          "(the jobs stream's backlog: every sweep has its own consumer)")
+            continue
+        m = triggers[0]["metadata"]
+        for field in ("url", "valueLocation", "targetValue"):
+            if field not in m:
+                errors.append(f"metrics-api trigger lacks {field}")
+        stream_query = f'stream_detail.#(name=="{names.get("JOBS_STREAM")}").state.messages'
+        if not m.get("valueLocation", "").endswith(stream_query):
+            errors.append(f"valueLocation {m.get('valueLocation')} does not read {stream_query}")
+        if concurrency is not None and m.get("targetValue") != str(concurrency):
+            errors.append(f"targetValue {m.get('targetValue')} != the jobs one replica holds ({concurrency})")
+        ns = dep["metadata"].get("namespace", "default")
+        if not re.match(rf"http://simfleet-nats(-headless)?\.{ns}\.svc[^/]*:8222/jsz\?", m.get("url", "")):
+            errors.append(f"url {m.get('url')} is not the /jsz of the NATS Service of namespace {ns}")
+        elif "streams=true" not in m["url"] or "accounts=true" not in m["url"]:
+            errors.append(f"url {m['url']} does not ask /jsz for accounts and streams")
     for hpa in find(docs, "HorizontalPodAutoscaler"):
         if hpa["spec"]["scaleTargetRef"]["name"] != "simfleet-worker":
             errors.append(f"HPA {hpa['metadata']['name']} does not target simfleet-worker")

@@ -115,26 +115,32 @@ def permission_errors(files: dict[str, str], names: dict[str, str]) -> list[str]
         if not p:
             return [f"the {role} user has no permissions"]
     jobs, results, dlq = names["JOBS_STREAM"], names["RESULTS_STREAM"], names["DLQ_STREAM"]
-    bucket, consumer = names["SWEEPS_BUCKET"], names["WORKERS_CONSUMER"]
+    bucket = names["SWEEPS_BUCKET"]
+    # A sweep's consumer (shared/src/topology.rs, sweep_consumer_name) and its filter.
+    consumer = names["SWEEP_CONSUMER_PREFIX"] + "sweep-1"
+    own_filter = names["JOBS_FILTER"].replace(">", "*.sweep-1")
     kv = f"KV_{bucket}"
     api = "$JS.API"
     job = names["JOBS_FILTER"].replace(">", "bucket_brigade.sweep-1")
     result = names["RESULTS_FILTER"].replace(">", "sweep-1")
     topology_changes = [f"{api}.STREAM.{op}.{s}" for op in ("CREATE", "UPDATE", "DELETE") for s in (jobs, results, dlq, kv)]
+    # A consumer that would take every sweep's jobs: nobody but the admin may create it.
+    catch_all = [f"{api}.CONSUMER.CREATE.{jobs}.{consumer}", f"{api}.CONSUMER.CREATE.{jobs}.x.{names['JOBS_FILTER']}"]
     expect = {
         "worker": (
             [result, f"{api}.CONSUMER.MSG.NEXT.{jobs}.{consumer}", f"$JS.ACK.{jobs}.{consumer}.1.2.3.4.5.6",
              f"{api}.STREAM.INFO.{jobs}", f"{api}.CONSUMER.INFO.{jobs}.{consumer}",
              f"{api}.DIRECT.GET.{kv}.$KV.{bucket}.sweep-1",
-             f"{api}.CONSUMER.CREATE.{jobs}.{consumer}.{names['JOBS_FILTER']}"],
+             f"{api}.CONSUMER.CREATE.{jobs}.{consumer}.{own_filter}"],
             [job, f"{api}.STREAM.PURGE.{jobs}", f"$KV.{bucket}.sweep-1", f"{api}.STREAM.MSG.DELETE.{jobs}",
-             f"{api}.CONSUMER.CREATE.{jobs}.{consumer}", f"{api}.CONSUMER.CREATE.{jobs}.other.{names['JOBS_FILTER']}",
-             f"{api}.CONSUMER.DELETE.{jobs}.{consumer}"] + topology_changes,
+             f"{api}.CONSUMER.DELETE.{jobs}.{consumer}"] + catch_all + topology_changes,
         ),
         "coordinator": (
             [job, f"$KV.{bucket}.sweep-1", f"{api}.STREAM.PURGE.{jobs}", f"{api}.CONSUMER.CREATE.{results}.watch-s",
-             f"{api}.CONSUMER.MSG.NEXT.{results}.watch-s", f"$JS.ACK.{results}.watch-s.1.2.3.4.5.6"],
-            [result, f"{api}.CONSUMER.DELETE.{jobs}.{consumer}"] + topology_changes,
+             f"{api}.CONSUMER.MSG.NEXT.{results}.watch-s", f"$JS.ACK.{results}.watch-s.1.2.3.4.5.6",
+             f"{api}.CONSUMER.CREATE.{jobs}.{consumer}.{own_filter}", f"{api}.CONSUMER.INFO.{jobs}.{consumer}"],
+            [result, f"{api}.CONSUMER.DELETE.{jobs}.{consumer}", f"{api}.CONSUMER.MSG.NEXT.{jobs}.{consumer}"]
+            + catch_all + topology_changes,
         ),
         "admin": (topology_changes, []),
     }
@@ -198,11 +204,6 @@ def cluster_errors(docs: list[dict], files: dict[str, str], coordinator_toml: st
             ok = pdb.get("maxUnavailable") == n - quorum or pdb.get("minAvailable") == quorum
             if not ok:
                 errors.append(f"the NATS PodDisruptionBudget does not keep a quorum of {quorum}: {pdb}")
-        for so in find("ScaledObject"):
-            for t in so["spec"]["triggers"]:
-                endpoint = t.get("metadata", {}).get("natsServerMonitoringEndpoint", "")
-                if t["type"] == "nats-jetstream" and not endpoint.startswith(f"{headless}."):
-                    errors.append(f"KEDA reads {endpoint}: with a cluster it must be the headless Service {headless}")
     # stream_replicas: the coordinators' (what setup creates) and the workers' (what they check).
     if coordinator_toml is None:
         errors.append("no ConfigMap simfleet-coordinator-config with coordinator.toml")

@@ -53,6 +53,9 @@ struct RawSweep {
     seeds: Spanned<RawSeeds>,
     episodes_per_job: Option<Spanned<i64>>,
     collect: Option<Spanned<String>>,
+    /// The class on a shared fleet (`class`).
+    priority: Option<Spanned<String>>,
+    share: Option<Spanned<i64>>,
     #[serde(default)]
     cells: Vec<Spanned<RawCell>>,
     /// Ranking experiments, expanded after the cells (`crate::rank::section`).
@@ -92,6 +95,15 @@ pub struct Sweep {
     /// The `--collect` given to [`Sweep::with_collect`], if any (the KV entry keeps it).
     #[serde(skip)]
     pub collect_override: Option<Collect>,
+    /// Its class on a shared fleet (`priority`, [`Sweep::with_class`]); not part of the id.
+    #[serde(skip)]
+    pub priority: simfleet::topology::Priority,
+    /// Its weight within the class (`share`); not part of the id.
+    #[serde(skip)]
+    pub share: u32,
+    /// Whether `submit --priority/--share` set the class: a resubmission then changes it.
+    #[serde(skip)]
+    pub class_given: bool,
 }
 
 /// One (game, scenario, policy set) of a sweep and how its seeds are chunked into jobs.
@@ -210,6 +222,8 @@ impl Sweep {
             }
         };
         let sweep_collect = collect(&raw.collect, "collect".into())?.unwrap_or_default();
+        let (priority, share) =
+            class::parse(&raw.priority, &raw.share).map_err(|(span, key, e)| err(Some(span), Some(key.into()), e))?;
         if raw.cells.is_empty() && raw.rankings.is_empty() {
             return Err(err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
         }
@@ -315,8 +329,17 @@ impl Sweep {
                 cells.push(cell);
             }
         }
-        let mut sweep =
-            Sweep { id: String::new(), name: raw.name.get_ref().clone(), seeds, cells, collect_override: None };
+        let name = raw.name.get_ref().clone();
+        let mut sweep = Sweep {
+            id: String::new(),
+            name,
+            seeds,
+            cells,
+            collect_override: None,
+            priority,
+            share,
+            class_given: false,
+        };
         sweep.set_id();
         Ok(sweep)
     }
@@ -422,6 +445,8 @@ fn locate(
     (sspan, sfield.to_string())
 }
 
+mod class;
 mod sizing;
+pub use class::{share_value, MAX_SHARE};
 #[cfg(test)]
 mod tests;

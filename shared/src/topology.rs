@@ -7,16 +7,16 @@ use serde::{Deserialize, Serialize};
 pub const JOBS_STREAM: &str = "SIMFLEET_JOBS";
 /// Filter of every job subject.
 pub const JOBS_FILTER: &str = "simfleet.jobs.>";
-/// The one durable pull consumer shared by all workers.
-pub const WORKERS_CONSUMER: &str = "simfleet-workers";
+/// Prefix of each sweep's durable pull consumer on [`JOBS_STREAM`] (see [`sweep_consumer_name`]).
+pub const SWEEP_CONSUMER_PREFIX: &str = "simfleet-sweep-";
 /// Limits-retention stream of results.
 pub const RESULTS_STREAM: &str = "SIMFLEET_RESULTS";
 /// Filter of every result subject.
 pub const RESULTS_FILTER: &str = "simfleet.results.>";
-/// Stream capturing max-deliveries advisories of the workers' consumer.
+/// Stream capturing max-deliveries advisories of the sweeps' consumers.
 pub const DLQ_STREAM: &str = "SIMFLEET_DLQ";
-/// The advisory subject captured by [`DLQ_STREAM`].
-pub const DLQ_SUBJECT: &str = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.SIMFLEET_JOBS.simfleet-workers";
+/// The advisory subjects captured by [`DLQ_STREAM`]: every consumer of the jobs stream.
+pub const DLQ_SUBJECT: &str = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.SIMFLEET_JOBS.*";
 /// KV bucket of sweep definitions and states.
 pub const SWEEPS_BUCKET: &str = "simfleet_sweeps";
 
@@ -28,6 +28,23 @@ pub fn job_subject(game: &str, sweep: &str) -> String {
 /// `simfleet.jobs.*.<sweep>`: every job of one sweep (for purge and pending counts).
 pub fn sweep_jobs_filter(sweep: &str) -> String {
     format!("simfleet.jobs.*.{sweep}")
+}
+
+/// The sweep a job subject belongs to (`simfleet.jobs.<game>.<sweep>` → `<sweep>`).
+pub fn sweep_of_job_subject(subject: &str) -> Option<&str> {
+    let mut tokens = subject.split('.');
+    match (tokens.next(), tokens.next(), tokens.next(), tokens.next(), tokens.next()) {
+        (Some("simfleet"), Some("jobs"), Some(_), Some(sweep), None) if !sweep.is_empty() => Some(sweep),
+        _ => None,
+    }
+}
+
+/// `simfleet-sweep-<sweep>`: the durable pull consumer of one sweep's jobs. One per sweep, not
+/// one for the fleet, so workers choose which sweep to pull from next (priorities and fair
+/// share, docs/topology.md "Sharing the fleet"); the jobs stream is a work queue, whose
+/// consumers may not overlap, and these filters never do.
+pub fn sweep_consumer_name(sweep: &str) -> String {
+    format!("{SWEEP_CONSUMER_PREFIX}{sweep}")
 }
 
 /// `simfleet.results.<sweep>`.
@@ -66,6 +83,58 @@ pub enum SweepStatus {
     Cancelled,
 }
 
+/// A sweep's class on a shared fleet: workers take a job of a higher class whenever one is
+/// waiting; within a class, sweeps share the job slots by their [`SweepEntry::share`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Priority {
+    /// Served only when no normal or high job waits.
+    Low,
+    /// The default.
+    #[default]
+    Normal,
+    /// Served before every other class.
+    High,
+}
+
+impl Priority {
+    /// Every class, highest first.
+    pub const ALL: [Priority; 3] = [Priority::High, Priority::Normal, Priority::Low];
+
+    /// `high`, `normal` or `low`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Priority::High => "high",
+            Priority::Normal => "normal",
+            Priority::Low => "low",
+        }
+    }
+}
+
+impl std::fmt::Display for Priority {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for Priority {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Priority, String> {
+        Priority::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| format!("unknown priority {s:?}: expected high, normal or low"))
+    }
+}
+
+/// The share of a sweep without `share`: every sweep of a class gets as many slots.
+pub const DEFAULT_SHARE: u32 = 1;
+
+fn default_share() -> u32 {
+    DEFAULT_SHARE
+}
+
 /// The value stored under the sweep id in [`SWEEPS_BUCKET`] (JSON).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepEntry {
@@ -75,6 +144,14 @@ pub struct SweepEntry {
     pub name: String,
     /// Lifecycle state.
     pub status: SweepStatus,
+    /// Its class on the fleet (`priority` in the sweep file, `submit --priority`, changed
+    /// while it runs by `coordinator priority`).
+    #[serde(default)]
+    pub priority: Priority,
+    /// Its weight within its class (`share`, `submit --share`): a sweep of share 2 gets twice
+    /// the job slots of a sweep of share 1 while both have jobs waiting.
+    #[serde(default = "default_share")]
+    pub share: u32,
     /// Number of jobs.
     pub jobs_total: u64,
     /// Number of episodes.
@@ -145,5 +222,23 @@ mod tests {
         assert_eq!(parse_msg_id(&id), Some(("bb-0123456789ab", 42)));
         assert_eq!(parse_msg_id("bb-0123456789ab.42.r1"), Some(("bb-0123456789ab", 42)));
         assert_eq!(parse_msg_id("garbage"), None);
+    }
+
+    #[test]
+    fn job_subjects_name_their_sweep() {
+        assert_eq!(sweep_of_job_subject(&job_subject("trolley", "t-1")), Some("t-1"));
+        assert_eq!(sweep_of_job_subject("simfleet.jobs.trolley"), None);
+        assert_eq!(sweep_of_job_subject("simfleet.results.x.y"), None);
+        assert_eq!(sweep_of_job_subject("simfleet.jobs.a.b.c"), None);
+    }
+
+    #[test]
+    fn entries_without_a_class_are_normal_with_share_one() {
+        let json = r#"{"id":"s","name":"n","status":"submitted","jobs_total":1,"episodes_total":1,"definition":""}"#;
+        let entry: SweepEntry = serde_json::from_str(json).unwrap();
+        assert_eq!((entry.priority, entry.share), (Priority::Normal, 1));
+        assert_eq!("high".parse::<Priority>(), Ok(Priority::High));
+        assert!("urgent".parse::<Priority>().unwrap_err().contains("high, normal or low"));
+        assert!(Priority::High > Priority::Normal && Priority::Normal > Priority::Low);
     }
 }

@@ -60,3 +60,31 @@ pub async fn jobs_in_stream(js: &Context) -> u64 {
     let mut stream = js.get_stream(JOBS_STREAM).await.expect("the jobs stream exists");
     stream.info().await.expect("jobs stream info").state.messages
 }
+
+/// The sweep of every result message in the results stream, in the order the stream took them
+/// (the order the jobs finished), duplicates included. Headers only: no result is sent.
+pub async fn result_order(js: &Context) -> Vec<String> {
+    let mut stream = js.get_stream(RESULTS_STREAM).await.expect("the results stream exists");
+    let count = stream.info().await.expect("results stream info").state.messages as usize;
+    let consumer = stream
+        .create_consumer(pull::OrderedConfig {
+            filter_subject: simfleet::topology::RESULTS_FILTER.to_string(),
+            headers_only: true,
+            ..Default::default()
+        })
+        .await
+        .expect("an ordered consumer on the results");
+    let mut messages = consumer.messages().await.expect("results messages");
+    let mut order = Vec::with_capacity(count);
+    within("every result's subject", Duration::from_secs(60), async {
+        while order.len() < count {
+            match messages.next().await {
+                Some(Ok(msg)) => order.push(msg.subject.rsplit('.').next().unwrap_or_default().to_string()),
+                Some(Err(e)) => eprintln!("results consumer: {e} (retrying)"),
+                None => panic!("the results consumer ended"),
+            }
+        }
+    })
+    .await;
+    order
+}

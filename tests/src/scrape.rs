@@ -16,7 +16,22 @@ pub async fn http_get(addr: SocketAddr, path: &str) -> std::io::Result<(u16, Str
     let text = String::from_utf8_lossy(&raw);
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    Ok((status, body.to_string()))
+    let chunked = head.lines().any(|l| l.to_ascii_lowercase().replace(' ', "") == "transfer-encoding:chunked");
+    Ok((status, if chunked { dechunk(body) } else { body.to_string() }))
+}
+
+/// The body of a `Transfer-Encoding: chunked` response (NATS' monitoring pages are sent so).
+fn dechunk(mut rest: &str) -> String {
+    let mut body = String::new();
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let size = usize::from_str_radix(size.split(';').next().unwrap_or("").trim(), 16).unwrap_or(0);
+        if size == 0 || after.len() < size {
+            break;
+        }
+        body.push_str(&after[..size]);
+        rest = after[size..].trim_start_matches("\r\n");
+    }
+    body
 }
 
 /// The sum of every sample of `name` whose labels include all of `labels` (`None` when there is

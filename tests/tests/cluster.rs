@@ -17,7 +17,7 @@ use simfleet::nats::topology::{ensure, TopologyConfig};
 use simfleet::nats::Auth;
 use simfleet::topology as names;
 use simfleet_tests::nats_cluster::{stream_leader, wait_new_leader, wait_stream_healthy};
-use simfleet_tests::{wait_until, CoordinatorProcess, NatsCluster, WorkerProcess};
+use simfleet_tests::{CoordinatorProcess, NatsCluster, WorkerProcess};
 
 use crate::fleet::{assert_same_records, slow_sweep, Setup};
 
@@ -80,24 +80,11 @@ impl ClusterFleet {
         let mut jobs = admin.get_stream(names::JOBS_STREAM).await.unwrap();
         assert_eq!(jobs.info().await.unwrap().config.num_replicas, 3);
         let fleet = ClusterFleet { cluster, admin, workers: Vec::new() };
-        fleet.wait_consumer_replicated().await;
         let workers = vec![WorkerProcess::spawn(&args, &env), WorkerProcess::spawn(&args, &env)];
         for w in &workers {
             w.wait_for_log("worker started", TIMEOUT).await;
         }
         ClusterFleet { workers, ..fleet }
-    }
-
-    /// Waits until the workers' consumer, which follows its stream, has three current replicas.
-    async fn wait_consumer_replicated(&self) {
-        wait_until("the workers' consumer on three replicas", TIMEOUT, || async {
-            let jobs = self.admin.get_stream(names::JOBS_STREAM).await.ok()?;
-            let info = jobs.consumer_info(names::WORKERS_CONSUMER).await.ok()?;
-            let cluster = info.cluster.as_ref()?;
-            cluster.leader.as_ref()?;
-            (cluster.replicas.iter().filter(|p| p.current).count() == 2).then_some(())
-        })
-        .await;
     }
 
     /// Waits until every stream has a leader and three current replicas again.

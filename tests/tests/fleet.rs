@@ -10,7 +10,7 @@ use coordinator::fleet::{self, Fleet, FleetSettings};
 use coordinator::sweep::Sweep;
 use futures::StreamExt;
 use indicatif::ProgressBar;
-use simfleet::nats::topology::{ensure, TopologyConfig};
+use simfleet::nats::topology::{ensure, sweep_consumer, LimitsOwner, TopologyConfig};
 use simfleet::protocol::{self, JobEnvelope};
 use simfleet::topology::{job_subject, msg_id};
 use simfleet::{JobErrorKind, PROTOCOL_VERSION};
@@ -284,6 +284,8 @@ async fn bad_jobs_are_reported_with_their_index_and_reason() {
         id: sweep.id.clone(),
         name: sweep.name.clone(),
         status: simfleet::topology::SweepStatus::Submitted,
+        priority: Default::default(),
+        share: 1,
         jobs_total: 6,
         episodes_total: sweep.episode_count(),
         jobs_done: 0,
@@ -341,7 +343,8 @@ async fn a_job_out_of_deliveries_is_reported_failed() {
     let f = fleet(&url).await;
     submit(&f, &setup).await;
     // A worker that takes job 0 and dies silently: never acks, and one delivery is all it gets.
-    let mut batch = topology.workers.batch().max_messages(1).expires(Duration::from_secs(5)).messages().await.unwrap();
+    let (consumer, _) = sweep_consumer(&topology.jobs, &cfg, &setup.sweep.id, LimitsOwner::Worker).await.unwrap();
+    let mut batch = consumer.batch().max_messages(1).expires(Duration::from_secs(5)).messages().await.unwrap();
     let taken = within("a delivery", Duration::from_secs(10), batch.next()).await.unwrap().unwrap();
     let envelope: JobEnvelope = protocol::decode(&taken.payload).unwrap();
     assert_eq!(envelope.index, 0);
@@ -473,8 +476,7 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
     let out = setup.path("fleet.jsonl");
     let report = watch(&f, &setup, &out).await;
     assert_eq!((report.jobs_done, report.duplicates), (2, 0));
-    let mut consumer = topology.workers;
-    let info = consumer.info().await.unwrap();
+    let info = topology.jobs.consumer_info(simfleet::topology::sweep_consumer_name(&setup.sweep.id)).await.unwrap();
     assert_eq!(info.num_redelivered, 0, "a job running past the ack wait was redelivered");
     assert_eq!(result_messages(&js, &setup.sweep.id).await, 2);
     worker.stop().await.unwrap();

@@ -6,7 +6,8 @@
 use std::time::Duration;
 
 use async_nats::jetstream::{self, kv};
-use simfleet::nats::topology::{ensure, TopologyConfig};
+use futures::StreamExt;
+use simfleet::nats::topology::{ensure, sweep_consumer, LimitsOwner, TopologyConfig};
 use simfleet::nats::{Auth, Credentials, Secret};
 use simfleet::topology as names;
 use simfleet_tests::jobs::{good_job, publish_job, unique_sweep};
@@ -52,7 +53,7 @@ async fn the_fleet_works_under_the_shipped_permissions() {
     let (code, stdout, stderr) =
         coordinator(&["setup", "--nats-url", &url], &coordinator_env("admin", "admin-s3cret")).await;
     assert_eq!(code, Some(0), "{stderr}");
-    for object in [names::JOBS_STREAM, names::RESULTS_STREAM, names::DLQ_STREAM, names::WORKERS_CONSUMER] {
+    for object in [names::JOBS_STREAM, names::RESULTS_STREAM, names::DLQ_STREAM, names::SWEEPS_BUCKET] {
         assert!(stdout.lines().any(|l| l.contains(object) && l.ends_with("created")), "{stdout}");
     }
     worker.wait_for_log("worker started", TIMEOUT).await;
@@ -71,6 +72,11 @@ async fn the_fleet_works_under_the_shipped_permissions() {
     let (code, stdout, stderr) = coordinator(&["status", id, "--nats-url", &url], &coordinator_creds).await;
     assert_eq!(code, Some(0), "{stderr}");
     assert!(stdout.contains(id) && stdout.contains("done"), "{stdout}");
+    stderrs.push(stderr);
+    // `priority` writes the sweep's entry.
+    let (code, stdout, stderr) = coordinator(&["priority", id, "low", "--nats-url", &url], &coordinator_creds).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("priority normal -> low"), "{stdout}");
     stderrs.push(stderr);
     let (code, _, stderr) =
         coordinator(&["results", id, "--out", again, "--quiet", "--nats-url", &url], &coordinator_creds).await;
@@ -133,7 +139,19 @@ async fn a_workers_credentials_are_refused_everything_but_its_part() {
     let delete = js.delete_stream(names::RESULTS_STREAM).await.map(|_| ());
     let bucket: kv::Store = js.get_key_value(names::SWEEPS_BUCKET).await.unwrap();
     let write = bucket.put(&sweep, "{\"status\":\"cancelled\"}".into()).await.map(|_| ());
+    let jobs = js.get_stream(names::JOBS_STREAM).await.unwrap();
+    let greedy = async_nats::jetstream::consumer::pull::Config {
+        durable_name: Some("greedy".into()),
+        filter_subject: names::JOBS_FILTER.into(),
+        ..Default::default()
+    };
+    let greedy = jobs.create_consumer(greedy).await.map(|_| ());
     for (what, outcome, subject) in [
+        (
+            "take every sweep's jobs",
+            greedy.map_err(|e| e.to_string()),
+            "$JS.API.CONSUMER.CREATE.SIMFLEET_JOBS.greedy.simfleet.jobs.>".into(),
+        ),
         ("publish a job", job.map_err(|e| e.to_string()), format!("simfleet.jobs.bucket_brigade.{sweep}")),
         ("purge the jobs", purge.map_err(|e| e.to_string()), "$JS.API.STREAM.PURGE.SIMFLEET_JOBS".into()),
         ("delete the results", delete.map_err(|e| e.to_string()), "$JS.API.STREAM.DELETE.SIMFLEET_RESULTS".into()),
@@ -146,8 +164,13 @@ async fn a_workers_credentials_are_refused_everything_but_its_part() {
     assert_eq!(jobs_in_stream(&admin).await, 1, "the queued job is still there");
     assert!(admin.get_stream(names::RESULTS_STREAM).await.is_ok(), "the results stream is still there");
     assert_eq!(topology.sweeps.get(&sweep).await.unwrap().as_deref(), Some(&b"{}"[..]), "the entry is unchanged");
-    // What a worker does need is not refused: reading the entry.
+    // What a worker does need is not refused: reading the entry, and the sweep's own consumer.
     assert_eq!(bucket.get(&sweep).await.unwrap().as_deref(), Some(&b"{}"[..]));
+    js.set_timeout(Duration::from_secs(10));
+    let (consumer, _) = sweep_consumer(&jobs, &TopologyConfig::default(), &sweep, LimitsOwner::Worker).await.unwrap();
+    let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
+    let job = batch.next().await.expect("the queued job").unwrap();
+    assert_eq!(simfleet::topology::sweep_of_job_subject(&job.subject), Some(sweep.as_str()));
 }
 
 /// Publishes a job as the worker would have to, waiting for the stream's ack.

@@ -8,19 +8,22 @@ use async_nats::jetstream::consumer::PullConsumer;
 use async_nats::jetstream::message::AckKind;
 use async_nats::jetstream::Context;
 use futures::StreamExt;
-use simfleet::topology::{JOBS_STREAM, WORKERS_CONSUMER};
+use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
+use simfleet::topology::JOBS_STREAM;
 use simfleet_tests::jobs::{episodes_for, publish_job, slow_job, unique_sweep};
 use simfleet_tests::results::{collect_results, jobs_in_stream, result_messages};
 use simfleet_tests::{config_fixture, connect, test_settings, wait_until, NatsServer, RunningWorker, WorkerProcess};
 
-async fn workers_consumer(js: &Context) -> PullConsumer {
-    js.get_stream(JOBS_STREAM).await.unwrap().get_consumer(WORKERS_CONSUMER).await.unwrap()
+/// The consumer of `sweep`'s jobs (the worker created it when it found them).
+async fn sweep_jobs(js: &Context, sweep: &str) -> PullConsumer {
+    let jobs = js.get_stream(JOBS_STREAM).await.unwrap();
+    sweep_consumer(&jobs, &TopologyConfig::default(), sweep, LimitsOwner::Coordinator).await.unwrap().0
 }
 
 /// Pulls every job available right now and gives them back. The consumer's ack wait is 30 s, so
 /// a job a stopped worker held without NAKing it would not be among them.
-async fn available_now(js: &Context, at_most: usize) -> usize {
-    let consumer = workers_consumer(js).await;
+async fn available_now(js: &Context, sweep: &str, at_most: usize) -> usize {
+    let consumer = sweep_jobs(js, sweep).await;
     let mut batch = consumer.batch().max_messages(at_most).expires(Duration::from_secs(3)).messages().await.unwrap();
     let mut held = Vec::new();
     while let Some(Ok(msg)) = batch.next().await {
@@ -52,7 +55,7 @@ async fn terminate_mid_run(
     let mut worker =
         WorkerProcess::spawn(&["--nats-url", &url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "2"], env);
     wait_until("jobs held by the worker", Duration::from_secs(30), || async {
-        (workers_consumer(js).await.info().await.ok()?.num_ack_pending as u64 >= held).then_some(())
+        (sweep_jobs(js, sweep).await.info().await.ok()?.num_ack_pending as u64 >= held).then_some(())
     })
     .await;
     worker.terminate();
@@ -76,7 +79,7 @@ async fn sigterm_lets_jobs_in_flight_finish_and_loses_nothing() {
     let answered = result_messages(&js, &sweep).await;
     assert!((1..=2).contains(&answered), "{answered} answered: only jobs playing finish:\n{logs}");
     assert_eq!(answered + jobs_in_stream(&js).await, n, "every job has a result or is queued");
-    assert_eq!(available_now(&js, n as usize).await as u64, n - answered, "{logs}");
+    assert_eq!(available_now(&js, &sweep, n as usize).await as u64, n - answered, "{logs}");
 
     let rescue = RunningWorker::start(test_settings(&server.client_url())).await;
     let results = collect_results(&js, &sweep, n as usize, Duration::from_secs(90)).await;
@@ -102,10 +105,11 @@ async fn sigterm_past_the_drain_timeout_gives_unfinished_jobs_back() {
     // The unfinished jobs were NAKed: all of them can be pulled again at once.
     let answered = result_messages(&js, &sweep).await;
     assert_eq!(answered + jobs_in_stream(&js).await, n);
-    assert_eq!(available_now(&js, n as usize).await as u64, n - answered, "{logs}");
+    assert_eq!(available_now(&js, &sweep, n as usize).await as u64, n - answered, "{logs}");
 
     let rescue = RunningWorker::start(test_settings(&server.client_url())).await;
     let results = collect_results(&js, &sweep, n as usize, Duration::from_secs(120)).await;
-    assert!(results.values().all(|r| r.error.is_none()));
+    let errors: Vec<_> = results.values().filter_map(|r| r.error.as_ref()).collect();
+    assert!(errors.is_empty(), "{errors:?}");
     rescue.stop().await.unwrap();
 }

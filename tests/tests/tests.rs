@@ -10,7 +10,11 @@ mod summaries;
 mod resubmit;
 // One writer per results file; a cut last record resumes, other corruption is refused.
 mod one_writer;
-// The workers' consumer's limits: the deployment's, whoever creates it; workers set their own.
+// Priorities and fair share between sweeps on one fleet.
+mod sharing;
+// KEDA's trigger against a real server's /jsz: every sweep's backlog.
+mod keda;
+// The sweeps' consumers' limits: the deployment's, whoever creates them; workers set their own.
 mod consumer_limits;
 // Every dashboard panel against a real Prometheus scraping a real worker and coordinator.
 mod dashboards;

@@ -72,6 +72,8 @@ async fn jobs_of_a_cancelled_sweep_are_answered_cancelled() {
         id: sweep.clone(),
         name: "cancelled".into(),
         status: SweepStatus::Cancelled,
+        priority: Default::default(),
+        share: 1,
         jobs_total: 2,
         episodes_total: 20,
         jobs_done: 0,

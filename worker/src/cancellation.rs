@@ -1,4 +1,6 @@
-//! Which sweeps are cancelled: the sweep's entry in the `simfleet_sweeps` KV bucket, cached.
+//! What a worker needs to know of each sweep: whether it is cancelled, and its class and share
+//! on the fleet (`schedule`). Read from the sweep's entry in the `simfleet_sweeps` KV bucket,
+//! cached.
 //!
 //! `coordinator cancel` sets the entry's status to `cancelled` and purges the sweep's jobs, but
 //! jobs already delivered (or published during the purge) still reach workers; those are
@@ -12,17 +14,31 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::kv;
-use simfleet::topology::{SweepEntry, SweepStatus};
+use simfleet::topology::{Priority, SweepEntry, SweepStatus, DEFAULT_SHARE};
 
-/// How long a sweep's state is trusted before it is read again.
+/// How long a sweep's state is trusted before a job reads it again.
 pub const SWEEP_STATE_TTL: Duration = Duration::from_secs(2);
+
+/// A sweep's state as a worker uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SweepState {
+    pub(crate) cancelled: bool,
+    pub(crate) priority: Priority,
+    pub(crate) share: u32,
+}
+
+impl SweepState {
+    /// A sweep without a (readable) entry: live, normal, share 1. Jobs published straight to
+    /// the queue, without `coordinator submit`, have none.
+    const LIVE: SweepState = SweepState { cancelled: false, priority: Priority::Normal, share: DEFAULT_SHARE };
+}
 
 /// A cache of sweep states read from the KV bucket.
 pub(crate) struct SweepStates {
     kv: kv::Store,
     ttl: Duration,
     /// `std::sync::Mutex`: held only to read or write the map, never across an `.await`.
-    cache: Mutex<HashMap<String, (Instant, bool)>>,
+    cache: Mutex<HashMap<String, (Instant, SweepState)>>,
 }
 
 impl SweepStates {
@@ -32,34 +48,49 @@ impl SweepStates {
 
     /// Whether `sweep` is cancelled, as of at most `ttl` ago.
     pub(crate) async fn is_cancelled(&self, sweep: &str) -> bool {
-        let now = Instant::now();
-        if let Some((at, cancelled)) = self.lock().get(sweep) {
-            if now.duration_since(*at) < self.ttl {
-                return *cancelled;
+        self.state(sweep).await.cancelled
+    }
+
+    /// `sweep`'s state, as of at most `ttl` ago.
+    pub(crate) async fn state(&self, sweep: &str) -> SweepState {
+        if let Some((at, state)) = self.lock().get(sweep) {
+            if at.elapsed() < self.ttl {
+                return *state;
             }
         }
-        let cancelled = match self.kv.get(sweep).await {
+        self.read(sweep).await
+    }
+
+    /// `sweep`'s state read now (and cached): the pull loop reads the class and share of the
+    /// sweeps with jobs once a second, so that `coordinator priority` takes effect within one.
+    pub(crate) async fn read(&self, sweep: &str) -> SweepState {
+        let state = match self.kv.get(sweep).await {
             Ok(Some(bytes)) => match serde_json::from_slice::<SweepEntry>(&bytes) {
-                Ok(entry) => entry.status == SweepStatus::Cancelled,
+                Ok(entry) => SweepState {
+                    cancelled: entry.status == SweepStatus::Cancelled,
+                    priority: entry.priority,
+                    share: entry.share.max(1),
+                },
                 Err(e) => {
                     tracing::warn!(sweep, error = %e, "the sweep's KV entry is not a SweepEntry; treating it as live");
-                    false
+                    SweepState::LIVE
                 }
             },
-            Ok(None) => false,
+            Ok(None) => SweepState::LIVE,
             Err(e) => {
                 tracing::warn!(sweep, error = %e, "cannot read the sweep's KV entry; treating it as live");
-                return false;
+                return SweepState::LIVE;
             }
         };
+        let now = Instant::now();
         let mut cache = self.lock();
         // Forget sweeps not seen for a while, so a long-lived worker does not grow without bound.
         cache.retain(|_, (at, _)| now.duration_since(*at) < self.ttl * 100);
-        cache.insert(sweep.to_string(), (now, cancelled));
-        cancelled
+        cache.insert(sweep.to_string(), (now, state));
+        state
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, bool)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Instant, SweepState)>> {
         // Poisoning needs a panic while the lock is held; the code above cannot panic there.
         self.cache.lock().expect("sweep state cache lock")
     }

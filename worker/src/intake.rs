@@ -1,36 +1,56 @@
-//! The pull loop: asks the shared consumer for as many jobs as there are free slots, hands each
-//! to a task, and on shutdown drains (mini-redis's `Listener`, with a pull instead of accept).
+//! The pull loop: asks the sweeps' consumers for as many jobs as there are free slots, hands
+//! each to a task, and on shutdown drains (mini-redis's `Listener`, with a pull instead of
+//! accept).
 //!
 //! A slot is a job delivered and not yet answered: `concurrency` playing, as many publishing,
 //! and `prefetch` queued for the play threads. Queued jobs are why a play thread starts its
 //! next job at once: with every core playing, a pull's round trip through a busy scheduler and
 //! server is not free, and the core would idle meanwhile. Only free slots are fetched because
-//! every delivered job starts an ack timer on the server: the client's default batch of 200
-//! would start 200 timers for jobs that wait behind the ones playing (queued jobs send
-//! in-progress acks while they wait). Errors from the server (an outage, a deleted consumer, a
-//! leader change, a lost cluster quorum) are logged and retried with backoff, binding to the
-//! topology again (`readiness` says why in words a person acts on), so the loop survives a
-//! server restart on its own; the client reconnects by itself. A pull the server never answers
-//! (it ends on the client's timer, after its expiry) counts as such an error.
+//! every delivered job starts an ack timer on the server (queued jobs send in-progress acks
+//! while they wait).
+//!
+//! Where the free slots go is `schedule`'s: each sweep has its own consumer, and the loop
+//! learns which sweeps have jobs from the jobs stream's per-subject counts (one request, every
+//! `REFRESH`), reads each one's class and share from its KV entry (cached), and pulls without
+//! waiting from the sweeps the schedule names. Only when no sweep has a job waiting does it
+//! wait on a pull, on the sweep the schedule would serve first, as the single consumer did.
+//!
+//! Errors from the server (an outage, a deleted consumer, a leader change, a lost cluster
+//! quorum) are logged and retried with backoff, binding to the topology again (`readiness`
+//! says why in words a person acts on), so the loop survives a server restart on its own; the
+//! client reconnects by itself. A pull the server never answers (it ends on the client's timer,
+//! after its expiry) counts as such an error.
 
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_nats::jetstream::consumer::PullConsumer;
-use async_nats::jetstream::Context;
+use async_nats::jetstream::consumer::pull::Batch;
+use async_nats::jetstream::stream::Stream;
+use async_nats::jetstream::{Context, Message};
 use futures::StreamExt;
-use tokio::sync::{watch, Semaphore};
+use simfleet::nats::topology::{sweep_consumer, LimitsOwner};
+use simfleet::topology::{sweep_of_job_subject, JOBS_FILTER};
+use tokio::sync::{watch, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
+use tokio::time::Instant;
 
 use crate::job::{self, JobContext, Stage};
 use crate::readiness::{self, log_pull_failure};
+use crate::schedule::{IntakeSlot, Schedule};
 use simfleet::nats::TopologyConfig;
 
-/// How long one pull request waits on the server for jobs. Short enough that a pull lost in a
-/// server restart is replaced soon (the client gives up 5 s after this), long enough that idle
-/// workers do not flood the server with requests.
-const PULL_EXPIRY: Duration = Duration::from_secs(3);
+/// How long a pull waits on the server when no sweep has a job waiting. Short enough that a
+/// pull lost in a server restart is replaced soon (the client gives up 5 s after this) and that
+/// a sweep of a higher class is seen soon, long enough that idle workers do not flood the
+/// server with requests.
+const PULL_EXPIRY: Duration = Duration::from_secs(1);
+/// How often the worker asks the jobs stream which sweeps have jobs (and re-reads their class
+/// and share): how soon a new sweep gets its share, and how soon a sweep found empty is tried
+/// again.
+const REFRESH: Duration = Duration::from_secs(1);
+/// A pull without waiting that the server has not answered by then is counted as failed.
+const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Backoff after a failed pull: from the first to the last value, doubling.
 const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
 /// After the drain timeout, how long aborted jobs get to send their NAKs.
@@ -40,14 +60,25 @@ const ABORT_GRACE: Duration = Duration::from_secs(5);
 pub(crate) struct Intake {
     pub(crate) js: Context,
     pub(crate) topology: TopologyConfig,
-    /// `None` after an error: re-created (with the whole topology) before the next pull.
-    pub(crate) consumer: Option<PullConsumer>,
+    /// The jobs stream; `None` after an error: bound again (with the whole topology) before
+    /// the next pull.
+    pub(crate) stream: Option<Stream>,
+    pub(crate) schedule: Schedule,
+    /// When the sweeps were last listed (`None`: list them before the next pull).
+    pub(crate) refreshed: Option<Instant>,
     pub(crate) jobs: Arc<JobContext>,
     /// One permit per job delivered and not yet answered (`2 × concurrency + prefetch`).
     /// Never closed, so `acquire` cannot fail.
     pub(crate) slots: Arc<Semaphore>,
     pub(crate) fetch_batch: usize,
     pub(crate) drain_timeout: Duration,
+}
+
+/// Why a round of pulls stopped early.
+enum Trouble {
+    Shutdown,
+    /// Logged; pause, then bind again.
+    Failed,
 }
 
 impl Intake {
@@ -57,89 +88,203 @@ impl Intake {
         let (stage_tx, stage_rx) = watch::channel(Stage::Running);
         let mut tasks = JoinSet::new();
         let mut backoff = BACKOFF.0;
-        'pull: loop {
+        loop {
             while tasks.try_join_next().is_some() {}
             let first = tokio::select! {
-                () = &mut shutdown => break 'pull,
+                () = &mut shutdown => break,
                 permit = Arc::clone(&self.slots).acquire_owned() => permit.expect("the semaphore is never closed"),
             };
-            let consumer = match self.consumer.take() {
-                Some(c) => c,
-                None => match readiness::rebind(&self.js, &self.topology, backoff).await {
-                    Some(c) => c,
-                    None => {
-                        drop(first);
-                        if pause(&mut shutdown, &mut backoff).await {
-                            break 'pull;
-                        }
-                        continue;
-                    }
-                },
-            };
-            // We hold one permit; only this loop acquires, so the free ones stay free until we
-            // take them below.
-            let want = (1 + self.slots.available_permits()).min(self.fetch_batch);
-            let pulled_at = tokio::time::Instant::now();
-            let batch = tokio::select! {
-                () = &mut shutdown => break 'pull,
-                b = consumer.batch().max_messages(want).expires(PULL_EXPIRY).messages() => b,
-            };
-            let mut batch = match batch {
-                Ok(b) => b,
-                Err(e) => {
-                    log_pull_failure("pull request failed", Some(&e), backoff);
-                    drop(first);
+            let outcome = self.round(first, &mut shutdown, &mut tasks, &stage_rx, backoff).await;
+            match outcome {
+                Ok(true) => backoff = BACKOFF.0,
+                Ok(false) => {}
+                Err(Trouble::Shutdown) => break,
+                Err(Trouble::Failed) => {
+                    self.stream = None;
+                    self.schedule.unbind_all();
+                    self.refreshed = None;
                     if pause(&mut shutdown, &mut backoff).await {
-                        break 'pull;
-                    }
-                    continue;
-                }
-            };
-            self.consumer = Some(consumer);
-            let mut first = Some(first);
-            loop {
-                let next = tokio::select! {
-                    biased;
-                    () = &mut shutdown => {
-                        // Jobs already on their way to us would sit out their ack wait: give
-                        // them straight back, while the jobs in flight drain.
-                        tasks.spawn(give_back(batch));
-                        break 'pull;
-                    }
-                    next = batch.next() => next,
-                };
-                match next {
-                    None if first.is_some() && readiness::unanswered(pulled_at, PULL_EXPIRY) => {
-                        log_pull_failure("the server did not answer a pull", None, backoff);
-                        self.consumer = None;
-                        if pause(&mut shutdown, &mut backoff).await {
-                            break 'pull;
-                        }
-                        break;
-                    }
-                    None => break,
-                    Some(Ok(msg)) => {
-                        backoff = BACKOFF.0;
-                        let permit = match first.take() {
-                            Some(p) => p,
-                            None => Arc::clone(&self.slots)
-                                .try_acquire_owned()
-                                .expect("no more jobs are delivered than slots were free"),
-                        };
-                        tasks.spawn(job::handle(Arc::clone(&self.jobs), msg, stage_rx.clone(), permit));
-                    }
-                    Some(Err(e)) => {
-                        log_pull_failure("pull failed", Some(&e), backoff);
-                        self.consumer = None;
-                        if pause(&mut shutdown, &mut backoff).await {
-                            break 'pull;
-                        }
                         break;
                     }
                 }
             }
         }
         self.drain(tasks, stage_tx).await;
+    }
+
+    /// One round: lists the sweeps if due, fills the free slots as the schedule says, and if no
+    /// sweep had a job waiting, waits on one pull. True when a job arrived.
+    async fn round<F: Future<Output = ()>>(
+        &mut self,
+        first: OwnedSemaphorePermit,
+        shutdown: &mut std::pin::Pin<&mut F>,
+        tasks: &mut JoinSet<()>,
+        stage: &watch::Receiver<Stage>,
+        backoff: Duration,
+    ) -> Result<bool, Trouble> {
+        let stream = match self.stream.clone() {
+            Some(s) => s,
+            None => match readiness::rebind(&self.js, &self.topology, backoff).await {
+                Some(s) => s,
+                None => return Err(Trouble::Failed),
+            },
+        };
+        self.stream = Some(stream.clone());
+        if self.refreshed.is_none_or(|at| at.elapsed() >= REFRESH) {
+            if let Err(e) = self.refresh(&stream).await {
+                log_pull_failure("cannot list the sweeps with jobs", Some(&e), backoff);
+                return Err(Trouble::Failed);
+            }
+        }
+        // We hold one permit; only this loop acquires, so the free ones stay free until we
+        // take them below.
+        let mut first = Some(first);
+        let mut got = 0;
+        loop {
+            let free = (usize::from(first.is_some()) + self.slots.available_permits()).min(self.fetch_batch);
+            let plan = if free == 0 { Vec::new() } else { self.schedule.plan(free) };
+            if plan.is_empty() {
+                break;
+            }
+            for (sweep, n) in plan {
+                let Some(consumer) = self.consumer(&stream, &sweep, backoff).await else { return Err(Trouble::Failed) };
+                let fetched = tokio::time::timeout(FETCH_TIMEOUT, fetch(consumer, n)).await;
+                let lane = self.schedule.lane_mut(&sweep).expect("planned sweeps have lanes");
+                let msgs = match fetched {
+                    Ok(Ok(msgs)) => msgs,
+                    Ok(Err(Fetch::Full)) => {
+                        lane.empty = true;
+                        continue;
+                    }
+                    Ok(Err(Fetch::Failed(e))) => {
+                        log_pull_failure("pull failed", Some(&e), backoff);
+                        return Err(Trouble::Failed);
+                    }
+                    Err(_) => {
+                        log_pull_failure("the server did not answer a pull", None, backoff);
+                        return Err(Trouble::Failed);
+                    }
+                };
+                if msgs.len() < n {
+                    lane.empty = true;
+                }
+                got += msgs.len();
+                for msg in msgs {
+                    self.start(msg, &mut first, tasks, stage);
+                }
+            }
+        }
+        if got > 0 {
+            return Ok(true);
+        }
+        // No sweep has a job waiting: wait on the one the schedule would serve first, then list
+        // the sweeps again.
+        self.refreshed = None;
+        let Some(sweep) = self.schedule.idle_choice() else {
+            drop(first);
+            return tokio::select! {
+                () = shutdown.as_mut() => Err(Trouble::Shutdown),
+                () = tokio::time::sleep(REFRESH) => Ok(false),
+            };
+        };
+        let Some(consumer) = self.consumer(&stream, &sweep, backoff).await else { return Err(Trouble::Failed) };
+        let want = (1 + self.slots.available_permits()).min(self.fetch_batch);
+        let pulled_at = Instant::now();
+        let batch = tokio::select! {
+            () = shutdown.as_mut() => return Err(Trouble::Shutdown),
+            b = consumer.batch().max_messages(want).expires(PULL_EXPIRY).messages() => b,
+        };
+        let mut batch = batch.map_err(|e| {
+            log_pull_failure("pull request failed", Some(&e), backoff);
+            Trouble::Failed
+        })?;
+        loop {
+            let next = tokio::select! {
+                biased;
+                () = shutdown.as_mut() => {
+                    // Jobs already on their way to us would sit out their ack wait: give
+                    // them straight back, while the jobs in flight drain.
+                    tasks.spawn(give_back(batch));
+                    return Err(Trouble::Shutdown);
+                }
+                next = batch.next() => next,
+            };
+            match next {
+                None if got == 0 && readiness::unanswered(pulled_at, PULL_EXPIRY) => {
+                    log_pull_failure("the server did not answer a pull", None, backoff);
+                    return Err(Trouble::Failed);
+                }
+                None => return Ok(got > 0),
+                Some(Ok(msg)) => {
+                    got += 1;
+                    self.start(msg, &mut first, tasks, stage);
+                }
+                Some(Err(e)) => {
+                    log_pull_failure("pull failed", Some(&e), backoff);
+                    return Err(Trouble::Failed);
+                }
+            }
+        }
+    }
+
+    /// Lists the sweeps with jobs in the stream (waiting or in flight) and gives the schedule
+    /// their class and share.
+    async fn refresh(&mut self, stream: &Stream) -> Result<(), async_nats::jetstream::stream::InfoError> {
+        let mut subjects = stream.info_with_subjects(JOBS_FILTER).await?;
+        let mut sweeps = Vec::new();
+        while let Some(next) = subjects.next().await {
+            let (subject, count) = next?;
+            if let (Some(sweep), true) = (sweep_of_job_subject(&subject), count > 0) {
+                if !sweeps.iter().any(|(s, _, _)| s == sweep) {
+                    let state = self.jobs.sweeps.read(sweep).await;
+                    sweeps.push((sweep.to_string(), state.priority, state.share));
+                }
+            }
+        }
+        self.schedule.refresh(sweeps);
+        self.refreshed = Some(Instant::now());
+        Ok(())
+    }
+
+    /// The consumer of `sweep`'s jobs, bound (or created) on first use.
+    async fn consumer(
+        &mut self,
+        stream: &Stream,
+        sweep: &str,
+        backoff: Duration,
+    ) -> Option<async_nats::jetstream::consumer::PullConsumer> {
+        let lane = self.schedule.lane_mut(sweep)?;
+        if let Some(c) = &lane.consumer {
+            return Some(c.clone());
+        }
+        match sweep_consumer(stream, &self.topology, sweep, LimitsOwner::Worker).await {
+            Ok((c, _)) => {
+                lane.consumer = Some(c.clone());
+                Some(c)
+            }
+            Err(e) => {
+                log_pull_failure("cannot use the sweep's consumer", Some(&e), backoff);
+                None
+            }
+        }
+    }
+
+    /// Hands a delivered job to a task of its own, holding a slot and its sweep's count.
+    fn start(
+        &self,
+        msg: Message,
+        first: &mut Option<OwnedSemaphorePermit>,
+        tasks: &mut JoinSet<()>,
+        stage: &watch::Receiver<Stage>,
+    ) {
+        let permit = match first.take() {
+            Some(p) => p,
+            None => {
+                Arc::clone(&self.slots).try_acquire_owned().expect("no more jobs are delivered than slots were free")
+            }
+        };
+        let hold = sweep_of_job_subject(&msg.subject).and_then(|s| self.schedule.hold(s));
+        tasks.spawn(job::handle(Arc::clone(&self.jobs), msg, stage.clone(), IntakeSlot::new(hold, permit)));
     }
 
     /// Gives queued jobs back at once, waits for jobs in flight up to the drain timeout, then
@@ -168,8 +313,31 @@ impl Intake {
     }
 }
 
+/// How a pull without waiting went wrong.
+enum Fetch {
+    /// The sweep has as many jobs in flight as its consumer allows (409): not a failure.
+    Full,
+    Failed(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// Up to `n` of the jobs waiting on `consumer`, without waiting for more.
+async fn fetch(consumer: async_nats::jetstream::consumer::PullConsumer, n: usize) -> Result<Vec<Message>, Fetch> {
+    let mut batch = consumer.fetch().max_messages(n).messages().await.map_err(|e| Fetch::Failed(Box::new(e)))?;
+    let mut msgs = Vec::with_capacity(n);
+    while let Some(next) = batch.next().await {
+        match next {
+            Ok(msg) => msgs.push(msg),
+            Err(e) if e.to_string().contains("409") && msgs.is_empty() => return Err(Fetch::Full),
+            // Jobs already delivered are ours to answer: keep them, report the rest next time.
+            Err(_) if !msgs.is_empty() => break,
+            Err(e) => return Err(Fetch::Failed(e)),
+        }
+    }
+    Ok(msgs)
+}
+
 /// NAKs (without delay) every job still arriving on a pull we no longer want.
-async fn give_back(mut batch: async_nats::jetstream::consumer::pull::Batch) {
+async fn give_back(mut batch: Batch) {
     let rest = async {
         while let Some(next) = batch.next().await {
             if let Ok(msg) = next {

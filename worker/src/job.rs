@@ -17,7 +17,7 @@ use async_nats::jetstream::{Context, Message};
 use simfleet::protocol::{self, JobEnvelope};
 use simfleet::topology::{msg_id, parse_msg_id, result_subject};
 use simfleet::{Job, JobError, JobErrorKind, JobResult, RunEnv};
-use tokio::sync::{watch, OwnedSemaphorePermit};
+use tokio::sync::watch;
 
 use crate::cancellation::SweepStates;
 use crate::job_metrics::JobMetrics;
@@ -100,7 +100,7 @@ pub(crate) async fn handle(
     ctx: Arc<JobContext>,
     msg: Message,
     stage: watch::Receiver<Stage>,
-    permit: OwnedSemaphorePermit,
+    permit: crate::schedule::IntakeSlot,
 ) {
     let delivered = msg.info().map_or(1, |i| i.delivered);
     let decoded = decode(&msg.payload, msg.headers.as_ref());

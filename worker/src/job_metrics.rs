@@ -20,7 +20,7 @@ use crate::histograms::{self, Series};
 use crate::llm_metrics::LlmMetrics;
 use crate::telemetry::{
     agent_reward_metric, episode_length_metric, team_reward_metric, EPISODES_TOTAL, JOBS_IN_FLIGHT, JOBS_TOTAL,
-    JOB_DURATION_SECONDS, JOB_REDELIVERIES_TOTAL, UNKNOWN_GAME_LABEL,
+    JOB_DURATION_SECONDS, JOB_REDELIVERIES_TOTAL, SWEEP_EPISODES_TOTAL, UNKNOWN_GAME_LABEL,
 };
 
 /// The `game` label of a job's game string: the id if known, else [`UNKNOWN_GAME_LABEL`].
@@ -133,6 +133,9 @@ impl JobMetrics {
             return;
         }
         metrics::counter!(JOBS_TOTAL, "game" => game, "status" => "ok").increment(1);
+        // Once per job, not per episode: the sweep's handle is looked up here. The job's seed
+        // count, not its records: a job that collects a summary carries no records.
+        metrics::counter!(SWEEP_EPISODES_TOTAL, "sweep" => job.sweep.clone()).increment(job.seeds.count);
         let Ok(kind) = job.game.parse::<GameKind>() else {
             return;
         };

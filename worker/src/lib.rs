@@ -1,4 +1,5 @@
-//! The simfleet worker: pulls episode jobs from the shared JetStream consumer, plays them on play
+//! The simfleet worker: pulls episode jobs from the sweeps' JetStream consumers (priorities and
+//! fair share between sweeps: `schedule`), plays them on play
 //! threads of its own (jobs with `llm` seats on I/O threads), publishes MessagePack results and
 //! keeps Prometheus metrics. `main.rs` only parses the config, starts logging and metrics, connects, and calls
 //! [`run`] with a signal future; tests call the same [`run`].
@@ -9,7 +10,7 @@
 //! - NATS itself (connection, credentials and TLS, the topology) is `simfleet::nats`, shared
 //!   with the coordinator; [`connect`] names this worker's connection.
 //! - `readiness`: waiting for the topology at start; `intake`: the pull loop, slots and
-//!   shutdown; `job`: one job from delivery to ack; `player`: the play threads; `llm_pool`: the
+//!   shutdown; `schedule`: which sweep gets the next free slot; `job`: one job from delivery to ack; `player`: the play threads; `llm_pool`: the
 //!   I/O threads for jobs with `llm` seats; `cancellation`: which sweeps are cancelled.
 //! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
 //!   job; [`histograms`]: the per-episode histograms as exact bucket counts; [`llm_metrics`]:
@@ -45,6 +46,7 @@ pub mod llm_metrics;
 mod llm_pool;
 mod player;
 mod readiness;
+mod schedule;
 pub mod server;
 pub mod settings;
 pub mod telemetry;
@@ -76,15 +78,13 @@ pub async fn run(
     tokio::pin!(shutdown);
     let js = jetstream::new(client);
     let topology_config = settings.topology_config();
-    let Some(mut topology) = readiness::bind(&js, &topology_config, shutdown.as_mut()).await? else {
+    let Some(topology) = readiness::bind(&js, &topology_config, shutdown.as_mut()).await? else {
         tracing::info!("stopped before the topology was there");
         return Ok(());
     };
-    // The consumer's ack wait is what counts: workers never create it (see `readiness`).
-    let ack_wait = match topology.workers.info().await {
-        Ok(info) => info.config.ack_wait,
-        Err(_) => settings.ack_wait,
-    };
+    // Workers set the sweeps' consumers' limits to their own configuration (`intake`), so the
+    // ack wait is this worker's.
+    let ack_wait = settings.ack_wait;
     telemetry::register_worker(settings.concurrency, settings.llm_concurrency, &settings.llm_prices);
     let http = simfleet::llm::http::shared(&llm_options(&settings)).map_err(WorkerError::LlmTransport)?;
     let env = simfleet::RunEnv { chat: Some(Arc::clone(&http)), worker: settings.worker_id.clone() };
@@ -129,7 +129,9 @@ pub async fn run(
     let intake = intake::Intake {
         js,
         topology: topology_config,
-        consumer: Some(topology.workers),
+        stream: Some(topology.jobs),
+        schedule: schedule::Schedule::default(),
+        refreshed: None,
         jobs: Arc::new(jobs),
         // Jobs held from delivery until answered: playing, queued and publishing.
         slots: Arc::new(Semaphore::new(2 * settings.concurrency + settings.prefetch)),

@@ -24,7 +24,9 @@ use std::sync::{mpsc, Arc, Mutex};
 use simfleet::llm::episodes::has_llm_seats;
 use simfleet::protocol::{self, Collect};
 use simfleet::{GameKind, Job, JobError, JobErrorKind, JobResult, RunEnv};
-use tokio::sync::{oneshot, OwnedSemaphorePermit, Semaphore};
+use tokio::sync::{oneshot, Semaphore};
+
+use crate::schedule::IntakeSlot;
 
 use crate::job_metrics::JobMetrics;
 use crate::llm_pool::LlmPool;
@@ -92,7 +94,7 @@ pub(crate) struct Claim {
 /// What a job holds while it is in the worker.
 enum Slot {
     /// Its intake slot.
-    Intake(#[allow(dead_code)] OwnedSemaphorePermit),
+    Intake(#[allow(dead_code)] IntakeSlot),
     /// A task that swaps the intake slot for LLM slots as soon as they are free, and holds
     /// them until aborted (when the claim drops).
     Llm(tokio::task::JoinHandle<()>),
@@ -152,7 +154,7 @@ impl Players {
 
     /// Queues `job` behind the jobs already queued: on the play threads, or for a job with
     /// `llm` seats on the I/O threads. `slot` is the job's intake slot, held by the claim.
-    pub(crate) fn queue(&self, job: Arc<Job>, slot: OwnedSemaphorePermit) -> Claim {
+    pub(crate) fn queue(&self, job: Arc<Job>, slot: IntakeSlot) -> Claim {
         if has_llm_seats(&job) {
             return self.queue_llm(job, slot);
         }
@@ -165,7 +167,7 @@ impl Players {
         Claim { state, done: result, _slot: Slot::Intake(slot) }
     }
 
-    fn queue_llm(&self, job: Arc<Job>, slot: OwnedSemaphorePermit) -> Claim {
+    fn queue_llm(&self, job: Arc<Job>, slot: IntakeSlot) -> Claim {
         // A job takes a slot per episode it could play at once, at most all of them.
         let wanted = job.seeds.count.clamp(1, u64::from(self.llm_capacity)) as u32;
         let slots = Arc::clone(&self.llm_slots);

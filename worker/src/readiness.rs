@@ -11,7 +11,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::time::Duration;
 
-use async_nats::jetstream::consumer::PullConsumer;
+use async_nats::jetstream::stream::Stream;
 use async_nats::jetstream::Context;
 use simfleet::nats::outage::{is_transient, Backoff, WAITING};
 use simfleet::nats::topology::{self, Topology, TopologyConfig, TopologyError, TopologyErrorKind};
@@ -38,17 +38,17 @@ pub(crate) async fn bind<F: Future<Output = ()>>(
     }
 }
 
-/// Binds to the workers' consumer again after the pull loop lost it; `None` (said in the log)
-/// when the loop should pause `retry_in` and try again.
-pub(crate) async fn rebind(js: &Context, cfg: &TopologyConfig, retry_in: Duration) -> Option<PullConsumer> {
+/// Binds to the topology again after the pull loop lost it; the jobs stream, or `None` (said
+/// in the log) when the loop should pause `retry_in` and try again.
+pub(crate) async fn rebind(js: &Context, cfg: &TopologyConfig, retry_in: Duration) -> Option<Stream> {
     match topology::bind(js, cfg).await {
-        Ok(t) => Some(t.workers),
+        Ok(t) => Some(t.jobs),
         Err(e) if waitable(&e) => {
             log_wait(&e, retry_in);
             None
         }
         Err(e) => {
-            tracing::error!(error = %e, retry_in_ms = retry_in.as_millis() as u64, "cannot use the jobs consumer");
+            tracing::error!(error = %e, retry_in_ms = retry_in.as_millis() as u64, "cannot use the jobs stream");
             None
         }
     }

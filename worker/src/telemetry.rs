@@ -25,6 +25,9 @@ pub const EPISODES_TOTAL: &str = "simfleet_episodes_total";
 pub const JOB_DURATION_SECONDS: &str = "simfleet_job_duration_seconds";
 /// Counter `{game, status, error_kind}`: jobs answered (`error_kind` on errors only).
 pub const JOBS_TOTAL: &str = "simfleet_jobs_total";
+/// Counter `{sweep}`: episodes played, by sweep (the Fleet dashboard's episodes per sweep,
+/// stacked). One series per sweep a worker has played.
+pub const SWEEP_EPISODES_TOTAL: &str = "simfleet_sweep_episodes_total";
 /// Counter `{game}`: jobs delivered more than once.
 pub const JOB_REDELIVERIES_TOTAL: &str = "simfleet_job_redeliveries_total";
 /// Gauge: jobs being played right now (at most the concurrency).
@@ -194,6 +197,7 @@ pub fn help(name: &str) -> Option<String> {
         EPISODES_TOTAL => "Episodes played, by game, scenario, policy set and outcome.",
         JOB_DURATION_SECONDS => "Wall time of one job (all its episodes), in seconds.",
         JOBS_TOTAL => "Jobs answered, by game and status (ok or error, with the error kind).",
+        SWEEP_EPISODES_TOTAL => "Episodes played, by sweep.",
         JOB_REDELIVERIES_TOTAL => "Jobs delivered to a worker more than once (a crashed or too slow worker).",
         JOBS_IN_FLIGHT => "Jobs being played right now: at most the concurrency, plus jobs with llm seats.",
         WORKER_INFO => "Always 1; labels give the worker's version, concurrency and llm concurrency.",
@@ -232,8 +236,9 @@ pub fn help(name: &str) -> Option<String> {
 /// Registers the help text of every metric the recorder renders (the per-episode histograms
 /// render their own, [`crate::histograms`]).
 pub fn describe() {
-    for name in [EPISODES_TOTAL, JOBS_TOTAL, JOB_REDELIVERIES_TOTAL, LLM_CALLS_TOTAL, LLM_FAILURES_TOTAL]
+    for name in [EPISODES_TOTAL, JOBS_TOTAL, SWEEP_EPISODES_TOTAL, JOB_REDELIVERIES_TOTAL, LLM_CALLS_TOTAL]
         .into_iter()
+        .chain([LLM_FAILURES_TOTAL])
         .chain([LLM_RETRIES_TOTAL, LLM_FALLBACKS_TOTAL, LLM_PROMPT_TOKENS_TOTAL, LLM_COMPLETION_TOKENS_TOTAL])
     {
         metrics::describe_counter!(name, help(name).unwrap_or_default());
@@ -283,6 +288,7 @@ mod tests {
     fn every_metric_has_help_text() {
         let names =
             [EPISODES_TOTAL, JOB_DURATION_SECONDS, JOBS_TOTAL, JOB_REDELIVERIES_TOTAL, JOBS_IN_FLIGHT, WORKER_INFO];
+        assert!(help(SWEEP_EPISODES_TOTAL).is_some());
         for name in names.into_iter().chain(histogram_buckets(&BTreeMap::new()).keys().map(String::as_str)) {
             assert!(help(name).is_some_and(|h| h.len() > 10), "{name}");
         }

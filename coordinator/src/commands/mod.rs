@@ -12,6 +12,7 @@ pub mod arena;
 pub mod cancel;
 pub mod compare;
 pub mod list;
+pub mod priority;
 pub mod rank;
 pub mod records;
 pub mod replay;

@@ -6,9 +6,11 @@ use std::process::ExitCode;
 use super::{runtime, FleetArgs};
 use crate::fleet::{self, Fleet};
 
-/// Show a sweep's state (or every sweep's) from any machine: jobs, queued, answered,
-/// written and failed, from the KV bucket and the streams; then the workers' consumer's limits
-/// (ack wait, max deliver, max ack pending) as the server has them, and its load.
+/// Show a sweep's state (or every sweep's) from any machine: its class (priority) and share,
+/// jobs, jobs waiting and in flight, the share of the fleet it gets now (its part of every
+/// sweep's jobs in flight), answered, written and failed, from the KV bucket, the streams and
+/// the sweeps' consumers; then the consumers' limits (ack wait, max deliver, max ack pending)
+/// as the server has them.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep id; all sweeps when absent.
@@ -20,8 +22,12 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
     let settings = fleet_args.settings()?;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
-        print!("{}", fleet::status::table(&fleet::status::status(&fleet, args.id.as_deref()).await?));
-        println!("\n{}", fleet::status::consumer(&fleet).await?);
+        let states = fleet::status::status(&fleet, args.id.as_deref()).await?;
+        print!("{}", fleet::status::table(&states));
+        match fleet::status::consumer(&fleet, &states).await {
+            Some(limits) => println!("\n{limits}"),
+            None => println!("\nno sweep has a consumer on the server (none was submitted yet)"),
+        }
         Ok(ExitCode::SUCCESS)
     })
 }

@@ -32,6 +32,17 @@ pub struct Args {
     /// summary sweep has its own id.
     #[arg(long, value_name = "MODE")]
     collect: Option<simfleet::protocol::Collect>,
+    /// The sweep's class on a shared fleet: workers take a `high` job whenever one waits, and
+    /// a `low` one only when no other does. Overrides the file's `priority`; on a resubmission,
+    /// the class the sweep has now stays unless this is given. Change it while the sweep runs
+    /// with `coordinator priority`.
+    #[arg(long, value_name = "CLASS", value_parser = ["high", "normal", "low"])]
+    priority: Option<String>,
+    /// The sweep's weight within its class (1 to 1000, default 1): while sweeps of one class
+    /// have jobs waiting, each gets job slots in proportion to its share. Overrides the file's
+    /// `share`.
+    #[arg(long, value_name = "N", value_parser = super::priority::parse_share)]
+    share: Option<u32>,
     /// Also publish again the jobs that were published and lost since (the jobs stream purged
     /// or deleted): every job with neither a result nor a message in the queue.
     #[arg(long)]
@@ -47,7 +58,10 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
     let progress = !args.quiet;
     let path = &args.sweep;
     let definition = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let sweep = Sweep::parse(&definition, &path.display().to_string())?.with_collect(args.collect);
+    let priority = args.priority.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?;
+    let sweep = Sweep::parse(&definition, &path.display().to_string())?
+        .with_collect(args.collect)
+        .with_class(priority, args.share);
     if let Some(out) = args.out.as_deref().filter(|_| args.watch) {
         // Another process writing --out would stop the watch: say so before publishing.
         drop(fleet::output_lock::OutputLock::acquire(out)?);
@@ -62,7 +76,7 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
         let secs = started.elapsed().as_secs_f64();
         eprintln!(
             "{}: {} jobs ({} episodes): {} published, {} published before, {} already answered, {} dropped as \
-             duplicates ({:.0} jobs/s); status {}",
+             duplicates ({:.0} jobs/s); status {}, priority {}, share {}",
             report.sweep,
             report.jobs,
             sweep.episode_count(),
@@ -71,7 +85,9 @@ pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
             report.skipped,
             report.duplicates,
             report.published as f64 / secs.max(1e-9),
-            format!("{:?}", report.status).to_lowercase()
+            format!("{:?}", report.status).to_lowercase(),
+            report.priority,
+            report.share,
         );
         // The sweep id alone on stdout, for scripts: `id=$(coordinator submit s.toml)`.
         println!("{}", report.sweep);

@@ -2,7 +2,7 @@
 //! jobs. Jobs already delivered (or published during the purge) reach workers, which answer
 //! them `cancelled` without playing; a running `watch` sees the status and stops.
 
-use simfleet::topology::{sweep_jobs_filter, SweepStatus};
+use simfleet::topology::{sweep_jobs_filter, SweepEntry, SweepStatus};
 
 use super::Fleet;
 
@@ -15,10 +15,15 @@ pub struct CancelReport {
 
 /// Cancels sweep `id`.
 pub async fn cancel(fleet: &Fleet, id: &str) -> anyhow::Result<CancelReport> {
-    let mut entry = fleet.entry(id).await?;
-    entry.status = SweepStatus::Cancelled;
-    // Status first: a job that slips past the purge is then answered `cancelled`.
-    fleet.put_entry(&entry).await?;
+    let entry = fleet.entry(id).await?;
+    // Status first: a job that slips past the purge is then answered `cancelled`. Only the
+    // status changes: a submit or `priority` writing meanwhile keeps what it wrote.
+    fleet
+        .modify_entry(id, |stored| SweepEntry {
+            status: SweepStatus::Cancelled,
+            ..stored.unwrap_or_else(|| entry.clone())
+        })
+        .await?;
     let purged = fleet.topology.jobs.purge().filter(sweep_jobs_filter(id)).await?.purged;
     Ok(CancelReport { purged })
 }

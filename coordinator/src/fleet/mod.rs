@@ -11,6 +11,7 @@
 //! - [`settings`]: the layered connection settings; [`metrics`]: `/metrics` while `watch` runs.
 //! - [`output_lock`]: one writer per results file (`watch`, `results`).
 //! - [`setup`]: `coordinator setup`, the admin's creation (and change) of the topology.
+//! - [`priority`]: `coordinator priority`, a sweep's class and share while it runs.
 //!
 //! Connecting, credentials and the topology itself are `simfleet::nats`, shared with the
 //! worker. Finding the topology, reading and writing sweep entries, `submit` and `watch` wait out
@@ -28,6 +29,7 @@ pub mod dlq;
 pub mod failures;
 pub mod metrics;
 pub mod output_lock;
+pub mod priority;
 pub mod results;
 pub mod scan;
 pub mod settings;
@@ -42,8 +44,10 @@ pub use settings::{FleetFlags, FleetSettings};
 pub struct Fleet {
     /// The JetStream context.
     pub js: jetstream::Context,
-    /// The streams, the workers' consumer and the KV bucket.
+    /// The streams and the KV bucket.
     pub topology: Topology,
+    /// The limits a sweep's consumer is created with (from the coordinator's settings).
+    pub config: TopologyConfig,
 }
 
 /// The coordinator's connection name, in the servers' connection lists and the logs.
@@ -69,7 +73,7 @@ impl Fleet {
         let topology =
             wait_out_if("finding the JetStream topology", TopologyError::is_transient, || topology::ensure(&js, cfg))
                 .await?;
-        Ok(Fleet { js, topology })
+        Ok(Fleet { js, topology, config: cfg.clone() })
     }
 
     /// The KV entry of `sweep`, or an error a person can act on. Waits out JetStream outages.
@@ -105,7 +109,11 @@ impl Fleet {
     /// Writes `f(stored entry)` under `id` with a compare-and-set on the entry's revision, tried
     /// again when another writer came first; the publish record written is the later of `f`'s
     /// and the stored one.
-    async fn modify_entry(&self, id: &str, f: impl Fn(Option<SweepEntry>) -> SweepEntry) -> anyhow::Result<()> {
+    pub(crate) async fn modify_entry(
+        &self,
+        id: &str,
+        f: impl Fn(Option<SweepEntry>) -> SweepEntry,
+    ) -> anyhow::Result<()> {
         loop {
             let current = wait_out("reading the sweep's KV entry", || self.topology.sweeps.entry(id)).await?;
             let current = current.filter(|e| e.operation == kv::Operation::Put);

@@ -1,7 +1,8 @@
 //! `coordinator setup`: the admin's command. Creates the JetStream topology (the jobs, results
-//! and DLQ streams, the workers' consumer, the sweeps KV bucket) with `stream_replicas`
-//! replicas, or changes the replicas of an existing one, then prints every object with its
-//! replicas and current leader. The command itself is `commands::setup`.
+//! and DLQ streams, the sweeps KV bucket) with `stream_replicas` replicas, or changes the
+//! replicas of an existing one, carries a topology of earlier versions forward (removes the
+//! fleet-wide consumer, widens the DLQ's subjects), then prints every object with its replicas
+//! and current leader. The command itself is `commands::setup`.
 //!
 //! Under the permissions of `deploy/k8s/base/permissions.conf` only the admin user may do
 //! this: workers only bind, and the coordinator's user finds what setup made. Run it once
@@ -10,7 +11,7 @@
 use anyhow::Context as _;
 use async_nats::jetstream::{self, stream::Stream};
 use simfleet::nats::outage::{wait_out, wait_out_if};
-use simfleet::nats::topology::{self, SetupReport, SetupStep, TopologyError};
+use simfleet::nats::topology::{self, SetupAction, SetupReport, SetupStep, TopologyError};
 use simfleet::topology as names;
 
 use super::{FleetSettings, CONNECTION_NAME};
@@ -61,7 +62,7 @@ async fn state(js: &jetstream::Context, step: &SetupStep) -> anyhow::Result<(usi
     let info = s.info().await.with_context(|| format!("reading stream {stream}"))?;
     let replicas = info.config.num_replicas.max(1);
     let mut leader = info.cluster.as_ref().and_then(|c| c.leader.clone());
-    if step.what == "consumer" {
+    if step.what == "consumer" && step.action != SetupAction::Removed {
         let info = s.consumer_info(&step.name).await.with_context(|| format!("reading consumer {}", step.name))?;
         leader = info.cluster.as_ref().and_then(|c| c.leader.clone());
     }

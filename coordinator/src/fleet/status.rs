@@ -1,23 +1,34 @@
-//! `coordinator status [ID]`: a sweep's state from any machine, from the KV entry and the
-//! streams' per-subject message counts, and the workers' consumer: the limits the fleet runs
-//! under, as the server has them.
+//! `coordinator status [ID]`: a sweep's state from any machine, from the KV entry, the
+//! streams' per-subject message counts and the sweep's consumer: its class and share, its jobs
+//! waiting and in flight, and the share of the fleet's jobs in flight it has now; then the
+//! limits the sweeps' consumers run under, as the server has them.
 
 use std::collections::BTreeMap;
 
 use async_nats::jetstream::stream::Stream;
 use futures::TryStreamExt;
-use simfleet::topology::{SweepStatus, JOBS_FILTER, RESULTS_FILTER, WORKERS_CONSUMER};
+use simfleet::topology::{sweep_consumer_name, Priority, SweepStatus, JOBS_FILTER, RESULTS_FILTER};
 
 use super::Fleet;
 use crate::table::{self, Align};
 
 /// One sweep's state.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct SweepState {
     /// Sweep id.
     pub id: String,
     /// Lifecycle state in the KV bucket.
     pub status: SweepStatus,
+    /// Its class.
+    pub priority: Priority,
+    /// Its weight within the class.
+    pub share: u32,
+    /// Jobs waiting for a worker (its consumer's pending count).
+    pub waiting: u64,
+    /// Jobs delivered and not yet answered.
+    pub in_flight: u64,
+    /// Its part of every sweep's jobs in flight now, 0 to 1: the share of the fleet it gets.
+    pub fleet_share: f64,
     /// Jobs in the sweep.
     pub jobs_total: u64,
     /// Episodes in the sweep.
@@ -51,59 +62,82 @@ pub async fn status(fleet: &Fleet, id: Option<&str>) -> anyhow::Result<Vec<Sweep
     };
     let queued = counts(&fleet.topology.jobs, JOBS_FILTER).await?;
     let answered = counts(&fleet.topology.results, RESULTS_FILTER).await?;
-    Ok(entries
-        .into_iter()
-        .map(|e| SweepState {
-            queued: queued.get(&e.id).copied().unwrap_or(0),
+    let mut states = Vec::new();
+    for e in entries {
+        let queued = queued.get(&e.id).copied().unwrap_or(0);
+        // Only a sweep with jobs in the queue has any waiting or in flight.
+        let (waiting, in_flight) = match queued {
+            0 => (0, 0),
+            _ => match fleet.topology.jobs.consumer_info(sweep_consumer_name(&e.id)).await {
+                Ok(info) => (info.num_pending, info.num_ack_pending as u64),
+                Err(_) => (queued, 0),
+            },
+        };
+        states.push(SweepState {
+            queued,
             answered: answered.get(&e.id).copied().unwrap_or(0),
+            priority: e.priority,
+            share: e.share,
+            waiting,
+            in_flight,
+            fleet_share: 0.0,
             id: e.id,
             status: e.status,
             jobs_total: e.jobs_total,
             episodes_total: e.episodes_total,
             watched_done: e.jobs_done,
             watched_failed: e.jobs_failed,
-        })
-        .collect())
+        });
+    }
+    let all: u64 = states.iter().map(|s| s.in_flight).sum();
+    for s in &mut states {
+        s.fleet_share = if all == 0 { 0.0 } else { s.in_flight as f64 / all as f64 };
+    }
+    Ok(states)
 }
 
-/// The workers' consumer as the server has it.
+/// The limits of the sweeps' consumers as the server has them (workers set them to their
+/// configuration), read off one sweep's consumer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConsumerState {
+    /// The sweep whose consumer was read.
+    pub sweep: String,
     /// How long a delivered job may go without an ack (in-progress acks extend it).
     pub ack_wait: std::time::Duration,
     /// Deliveries of a job before its max-deliveries advisory (the DLQ).
     pub max_deliver: i64,
-    /// Jobs delivered and not yet acknowledged, fleet-wide, at most.
+    /// Jobs of one sweep delivered and not yet acknowledged, fleet-wide, at most.
     pub max_ack_pending: i64,
-    /// Jobs delivered and not yet acknowledged now.
-    pub in_flight: u64,
-    /// Jobs waiting for a worker now.
-    pub waiting: u64,
 }
 
-/// The workers' consumer's limits and load.
-pub async fn consumer(fleet: &Fleet) -> anyhow::Result<ConsumerState> {
-    let info = fleet.topology.jobs.consumer_info(WORKERS_CONSUMER).await?;
-    Ok(ConsumerState {
-        ack_wait: info.config.ack_wait,
-        max_deliver: info.config.max_deliver,
-        max_ack_pending: info.config.max_ack_pending,
-        in_flight: info.num_ack_pending as u64,
-        waiting: info.num_pending,
-    })
+/// The limits of the first of `states`' sweeps with a consumer (queued jobs first); `None`
+/// when none has one.
+pub async fn consumer(fleet: &Fleet, states: &[SweepState]) -> Option<ConsumerState> {
+    let mut order: Vec<&SweepState> = states.iter().collect();
+    order.sort_by_key(|s| std::cmp::Reverse(s.queued));
+    for s in order {
+        if let Ok(info) = fleet.topology.jobs.consumer_info(sweep_consumer_name(&s.id)).await {
+            return Some(ConsumerState {
+                sweep: s.id.clone(),
+                ack_wait: info.config.ack_wait,
+                max_deliver: info.config.max_deliver,
+                max_ack_pending: info.config.max_ack_pending,
+            });
+        }
+    }
+    None
 }
 
 impl std::fmt::Display for ConsumerState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "workers' consumer {WORKERS_CONSUMER}: ack_wait_seconds {}, max_deliver {}, max_ack_pending {} \
-             (the most jobs in flight fleet-wide); now {} in flight, {} waiting",
+            "sweeps' consumers (as {}'s): ack_wait_seconds {}, max_deliver {}, max_ack_pending {} (the most jobs \
+             of one sweep in flight fleet-wide)",
+            sweep_consumer_name(&self.sweep),
             self.ack_wait.as_secs(),
             self.max_deliver,
             self.max_ack_pending,
-            self.in_flight,
-            self.waiting
         )
     }
 }
@@ -111,25 +145,43 @@ impl std::fmt::Display for ConsumerState {
 /// The states as a table.
 pub fn table(states: &[SweepState]) -> String {
     use Align::{Left as L, Right as R};
-    let head = ["sweep", "status", "jobs", "episodes", "queued", "answered", "written", "failed", "progress"];
-    let rows: Vec<[String; 9]> = states
+    let head = [
+        "sweep",
+        "status",
+        "priority",
+        "share",
+        "jobs",
+        "episodes",
+        "waiting",
+        "in flight",
+        "fleet share",
+        "answered",
+        "written",
+        "failed",
+        "progress",
+    ];
+    let rows: Vec<[String; 13]> = states
         .iter()
         .map(|s| {
-            let share = if s.jobs_total == 0 { 1.0 } else { s.answered.min(s.jobs_total) as f64 / s.jobs_total as f64 };
+            let done = if s.jobs_total == 0 { 1.0 } else { s.answered.min(s.jobs_total) as f64 / s.jobs_total as f64 };
             [
                 s.id.clone(),
                 format!("{:?}", s.status).to_lowercase(),
+                s.priority.to_string(),
+                s.share.to_string(),
                 s.jobs_total.to_string(),
                 s.episodes_total.to_string(),
-                s.queued.to_string(),
+                s.waiting.to_string(),
+                s.in_flight.to_string(),
+                format!("{:.1}%", 100.0 * s.fleet_share),
                 s.answered.to_string(),
                 s.watched_done.to_string(),
                 s.watched_failed.to_string(),
-                format!("{:.1}%", 100.0 * share),
+                format!("{:.1}%", 100.0 * done),
             ]
         })
         .collect();
-    let mut out = table::render(&head, &[L, L, R, R, R, R, R, R, R], &rows);
+    let mut out = table::render(&head, &[L, L, L, R, R, R, R, R, R, R, R, R, R], &rows);
     if states.is_empty() {
         out.push_str("(no sweeps on this server)\n");
     }

@@ -31,8 +31,9 @@ use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use indicatif::ProgressBar;
 use simfleet::nats::outage::{is_transient, wait_out, WAITING};
+use simfleet::nats::topology::{sweep_consumer, LimitsOwner};
 use simfleet::topology::{
-    job_subject, msg_id, result_subject, sweep_jobs_filter, PublishRecord, SweepEntry, SweepStatus,
+    job_subject, msg_id, result_subject, sweep_jobs_filter, Priority, PublishRecord, SweepEntry, SweepStatus,
 };
 
 use super::{scan, Fleet};
@@ -69,6 +70,10 @@ pub struct SubmitReport {
     pub duplicates: u64,
     /// The sweep's status after the submit.
     pub status: SweepStatus,
+    /// Its class after the submit.
+    pub priority: Priority,
+    /// Its share after the submit.
+    pub share: u32,
 }
 
 /// Publishes every job of `sweep` never published, waiting out JetStream outages. `definition`
@@ -198,8 +203,16 @@ async fn submit_once(
             (Some(p), Mode::Once) => p.status,
             _ => SweepStatus::Submitted,
         },
+        priority: Priority::default(),
+        share: 1,
     };
     report.published_before = total - publish.len() as u64 - report.skipped;
+    // A resubmission keeps the class the sweep has now (`coordinator priority` may have moved
+    // it) unless --priority or --share say otherwise.
+    (report.priority, report.share) = match &previous {
+        Some(p) if !sweep.class_given => (p.priority, p.share),
+        _ => (sweep.priority, sweep.share),
+    };
     let mut progress = Progress {
         record: PublishRecord { below: start, up_to: start.max(uncertain.end), after_seq },
         settled: answered.range(start..).chain(&queued).map(|&i| (i, None)).collect(),
@@ -207,11 +220,13 @@ async fn submit_once(
         seq: stream_seq,
     };
     progress.advance();
-    let status = report.status;
+    let (status, priority, share) = (report.status, report.priority, report.share);
     let entry = |record: PublishRecord| SweepEntry {
         id: sweep.id.clone(),
         name: sweep.name.clone(),
         status,
+        priority,
+        share,
         jobs_total: total,
         episodes_total: sweep.episode_count(),
         jobs_done: previous.as_ref().map_or(0, |p| p.jobs_done),
@@ -221,6 +236,10 @@ async fn submit_once(
         collect: sweep.collect_override,
     };
     fleet.put_entry(&entry(progress.record)).await?;
+    // The sweep's consumer before its first job, so no job waits for a worker to create it.
+    sweep_consumer(&fleet.topology.jobs, &fleet.config, &sweep.id, LimitsOwner::Coordinator)
+        .await
+        .map_err(anyhow::Error::from)?;
     bar.set_length(total);
     bar.inc(total - publish.len() as u64);
     let republish_suffix = match mode {

@@ -405,17 +405,23 @@ async fn housekeeping(
     Ok(false)
 }
 
-/// Writes the counts (and `done` at the end) into the sweep's KV entry; best effort.
+/// Writes the counts (and `done` at the end) into the sweep's KV entry; best effort. Only
+/// those change: a `cancel` or `priority` written since `entry` was read stays.
 async fn update_entry(fleet: &Fleet, entry: &SweepEntry, p: &Progress<'_>, at_end: bool) {
-    let mut next = entry.clone();
-    next.jobs_done = p.done;
-    next.jobs_failed = p.failed;
-    if at_end && p.finished() && next.status == SweepStatus::Submitted {
-        next.status = SweepStatus::Done;
+    let (done, failed, finished) = (p.done, p.failed, at_end && p.finished());
+    if (entry.jobs_done, entry.jobs_failed) == (done, failed) && !finished {
+        return;
     }
-    if &next != entry {
-        if let Err(e) = fleet.put_entry(&next).await {
-            tracing::warn!(error = %e, "cannot update the sweep's KV entry");
+    let next = |stored: Option<SweepEntry>| {
+        let mut next = stored.unwrap_or_else(|| entry.clone());
+        next.jobs_done = done;
+        next.jobs_failed = failed;
+        if finished && next.status == SweepStatus::Submitted {
+            next.status = SweepStatus::Done;
         }
+        next
+    };
+    if let Err(e) = fleet.modify_entry(&entry.id, next).await {
+        tracing::warn!(error = %e, "cannot update the sweep's KV entry");
     }
 }

@@ -1,11 +1,12 @@
-//! The JetStream topology: the jobs, results and DLQ streams, the workers' consumer and the
-//! sweeps KV bucket, found or created, then checked.
+//! The JetStream topology: the jobs, results and DLQ streams, the sweeps KV bucket, found or
+//! created, then checked; and each sweep's consumer on the jobs stream ([`sweep_consumer`]).
 //!
 //! Three ways in, one per role:
-//! - [`bind`] (workers): finds every object and creates none; a missing one is a
-//!   [`TopologyErrorKind::Missing`] error that names it and who creates it. The workers'
-//!   consumer's limits (ack wait, max deliver, max ack pending) are the workers' configuration:
-//!   a worker configured otherwise than the server changes them, and logs it.
+//! - [`bind`] (workers): finds every stream and the bucket and creates none; a missing one is a
+//!   [`TopologyErrorKind::Missing`] error that names it and who creates it. A sweep's consumer
+//!   is the exception: a worker that finds a sweep's jobs without it creates it (the server
+//!   deletes idle ones), and its limits (ack wait, max deliver, max ack pending) are the
+//!   workers' configuration: a worker configured otherwise than the server changes them.
 //! - [`ensure`] (the coordinator's fleet commands, tests): get-or-create, idempotent. Several
 //!   clients may start at once: the server answers a create of an identical config with the
 //!   existing object, and the loser of a race against another config reads back the winner.
@@ -35,18 +36,16 @@ mod setup;
 
 pub(crate) use objects::sweeps_stream_name;
 pub use objects::{
-    dlq_stream_config, jobs_stream_config, results_stream_config, sweeps_bucket_config, workers_consumer_config,
-    TopologyConfig,
+    dlq_stream_config, jobs_stream_config, results_stream_config, sweep_consumer_config, sweeps_bucket_config,
+    TopologyConfig, SWEEP_CONSUMER_INACTIVE,
 };
-pub use setup::{setup, SetupAction, SetupReport, SetupStep};
+pub use setup::{setup, SetupAction, SetupReport, SetupStep, LEGACY_CONSUMER};
 
 /// Handles on every object of the topology.
 #[derive(Debug)]
 pub struct Topology {
     /// `SIMFLEET_JOBS`.
     pub jobs: Stream,
-    /// The shared `simfleet-workers` pull consumer.
-    pub workers: PullConsumer,
     /// `SIMFLEET_RESULTS`.
     pub results: Stream,
     /// `SIMFLEET_DLQ`.
@@ -138,13 +137,12 @@ async fn open(js: &Context, cfg: &TopologyConfig, mode: Mode) -> Result<Topology
         streams.push(s);
     }
     let [jobs, results, dlq]: [Stream; 3] = streams.try_into().expect("three streams");
-    let workers = workers_consumer(&jobs, cfg, mode).await?.0;
     let (sweeps, created) = sweeps_bucket(js, cfg, mode).await?;
     if !created {
         let status = sweeps.status().await.map_err(|e| failed("KV bucket", names::SWEEPS_BUCKET, e))?;
         warn_replicas("KV bucket", names::SWEEPS_BUCKET, status.info.config.num_replicas, cfg.replicas);
     }
-    Ok(Topology { jobs, workers, results, dlq, sweeps })
+    Ok(Topology { jobs, results, dlq, sweeps })
 }
 
 /// Finds (or in `Create` mode creates) a stream and checks it; true when it was created.
@@ -189,6 +187,18 @@ pub(crate) async fn stream(js: &Context, config: stream::Config, mode: Mode) -> 
     Ok((stream, created))
 }
 
+/// A sweep's consumer could not be created: permissions, or a consumer on the work queue
+/// whose filter overlaps (the fleet-wide consumer of earlier versions, which `coordinator
+/// setup` removes).
+fn cannot_create_consumer(name: &str, replicas: usize, e: impl fmt::Display) -> TopologyError {
+    let mut error = cannot_create("consumer", name, replicas, e);
+    error.detail.push_str(
+        ". A server error about overlapping filters means another consumer on SIMFLEET_JOBS takes every job \
+         (simfleet-workers, of earlier versions): `coordinator setup` removes it",
+    );
+    error
+}
+
 fn cannot_create(what: &'static str, name: &str, replicas: usize, e: impl fmt::Display) -> TopologyError {
     err(
         TopologyErrorKind::CannotCreate,
@@ -217,29 +227,38 @@ pub(crate) fn warn_replicas(what: &'static str, name: &str, have: usize, want: u
     }
 }
 
-/// Finds (or creates) the workers' consumer on `jobs` and checks its filter and ack policy;
-/// true when it was created. Limits that differ from `cfg` (ack wait, max deliver, max ack
-/// pending) are the workers' to set: a worker ([`bind`]) changes them on the server and logs
-/// the change, since its configuration is the deployment's; the coordinator ([`ensure`]) keeps
-/// the server's and warns, so a command run with other settings never moves the fleet's limits.
-pub(crate) async fn workers_consumer(
+/// Who is asking for a sweep's consumer, which decides whose limits win.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LimitsOwner {
+    /// A worker: its configuration is the deployment's, so it changes the server's limits
+    /// (and logs it).
+    Worker,
+    /// A coordinator command: it creates the consumer with its limits but never moves those
+    /// of an existing one (it warns), so a command run with other settings never moves the
+    /// fleet's.
+    Coordinator,
+}
+
+/// Finds or creates the consumer of `sweep`'s jobs on `jobs` and checks its filter and ack
+/// policy; true when it was created. Both roles may create it (a coordinator before it
+/// publishes, a worker that finds jobs without one); the loser of a creation race reads back
+/// the winner. Limits that differ from `cfg` are handled as `owner` says.
+pub async fn sweep_consumer(
     jobs: &Stream,
     cfg: &TopologyConfig,
-    mode: Mode,
+    sweep: &str,
+    owner: LimitsOwner,
 ) -> Result<(PullConsumer, bool), TopologyError> {
     use async_nats::jetstream::context::ConsumerInfoErrorKind;
-    let name = names::WORKERS_CONSUMER;
-    let config = workers_consumer_config(cfg);
+    let name = &names::sweep_consumer_name(sweep);
+    let config = sweep_consumer_config(cfg, sweep);
     let (mut consumer, created): (PullConsumer, bool) = match jobs.consumer_info(name).await {
         Ok(_) => (jobs.get_consumer(name).await.map_err(|e| failed("consumer", name, e))?, false),
-        Err(e) if e.kind() == ConsumerInfoErrorKind::NotFound => match mode {
-            Mode::Bind => return Err(err(TopologyErrorKind::Missing, "consumer", name, MISSING_HINT)),
-            Mode::Create => match jobs.create_consumer(config.clone()).await {
-                Ok(c) => (c, true),
-                Err(first) => match jobs.get_consumer(name).await {
-                    Ok(c) => (c, false),
-                    Err(_) => return Err(cannot_create("consumer", name, cfg.replicas, first)),
-                },
+        Err(e) if e.kind() == ConsumerInfoErrorKind::NotFound => match jobs.create_consumer(config.clone()).await {
+            Ok(c) => (c, true),
+            Err(first) => match jobs.get_consumer(name).await {
+                Ok(c) => (c, false),
+                Err(_) => return Err(cannot_create_consumer(name, cfg.replicas, first)),
             },
         },
         Err(e) => return Err(failed("consumer", name, e)),
@@ -263,11 +282,12 @@ pub(crate) async fn workers_consumer(
         return Ok((consumer, created));
     }
     let (from, to) = (Limits(limits(&have)), Limits(want));
-    if mode == Mode::Create {
+    if owner == LimitsOwner::Coordinator {
         tracing::warn!(
+            consumer = name.as_str(),
             server = %from,
             configured = %to,
-            "the workers' consumer exists with other limits than configured; keeping the server's (the workers \
+            "the sweep's consumer exists with other limits than configured; keeping the server's (the workers \
              set them: a worker configured otherwise changes them)"
         );
         return Ok((consumer, created));
@@ -284,7 +304,7 @@ pub(crate) async fn workers_consumer(
             tracing::info!(
                 from = %from,
                 to = %to,
-                "changed the limits of the workers' consumer {name} to this worker's configuration (every worker \
+                "changed the limits of the sweep's consumer {name} to this worker's configuration (every worker \
                  of a fleet should be configured alike)"
             );
             consumer = jobs.get_consumer(name).await.map_err(|e| failed("consumer", name, e))?;
@@ -294,8 +314,8 @@ pub(crate) async fn workers_consumer(
             error = %e,
             server = %from,
             configured = %to,
-            "the workers' consumer has other limits than configured and changing them failed (do these \
-             credentials allow $JS.API.CONSUMER.CREATE.SIMFLEET_JOBS.simfleet-workers.>?); using the server's"
+            "the sweep's consumer {name} has other limits than configured and changing them failed (do these \
+             credentials allow $JS.API.CONSUMER.CREATE.SIMFLEET_JOBS.*.simfleet.jobs.*.*?); using the server's"
         ),
     }
     Ok((consumer, created))

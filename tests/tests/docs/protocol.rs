@@ -106,6 +106,8 @@ fn protocol_tables_name_every_field_on_the_wire() {
         id: job.sweep.clone(),
         name: "s".into(),
         status: SweepStatus::Submitted,
+        priority: simfleet::topology::Priority::High,
+        share: 2,
         jobs_total: 1,
         episodes_total: 2,
         jobs_done: 0,

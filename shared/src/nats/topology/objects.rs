@@ -11,11 +11,11 @@ use crate::topology as names;
 /// The tunable parts of the topology.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopologyConfig {
-    /// The workers' consumer ack wait.
+    /// The sweeps' consumers' ack wait.
     pub ack_wait: Duration,
     /// Deliveries of a job before the DLQ advisory.
     pub max_deliver: i64,
-    /// Fleet-wide jobs in flight.
+    /// Jobs of one sweep in flight across the fleet.
     pub max_ack_pending: i64,
     /// Jobs with the same `Nats-Msg-Id` within this window are dropped (resubmits).
     pub jobs_duplicate_window: Duration,
@@ -90,16 +90,23 @@ pub fn dlq_stream_config(cfg: &TopologyConfig) -> stream::Config {
     }
 }
 
-/// The one durable pull consumer all workers share (work-queue streams refuse overlapping
-/// consumers, so there must be exactly one). Its replicas follow the stream's.
-pub fn workers_consumer_config(cfg: &TopologyConfig) -> pull::Config {
+/// How long a sweep's consumer outlives its last pull. The server then deletes it; its jobs
+/// stay in the work queue, and the next worker to see them creates the consumer again (a job
+/// in flight when that happened is long past its ack wait and delivered again).
+pub const SWEEP_CONSUMER_INACTIVE: Duration = Duration::from_secs(3600);
+
+/// The durable pull consumer of one sweep's jobs (`simfleet-sweep-<sweep>`, filter
+/// `simfleet.jobs.*.<sweep>`). Work-queue streams refuse overlapping consumers; one sweep's
+/// filter never overlaps another's. Its replicas follow the stream's.
+pub fn sweep_consumer_config(cfg: &TopologyConfig, sweep: &str) -> pull::Config {
     pull::Config {
-        durable_name: Some(names::WORKERS_CONSUMER.to_string()),
-        filter_subject: names::JOBS_FILTER.to_string(),
+        durable_name: Some(names::sweep_consumer_name(sweep)),
+        filter_subject: names::sweep_jobs_filter(sweep),
         ack_policy: AckPolicy::Explicit,
         ack_wait: cfg.ack_wait,
         max_deliver: cfg.max_deliver,
         max_ack_pending: cfg.max_ack_pending,
+        inactive_threshold: SWEEP_CONSUMER_INACTIVE,
         ..Default::default()
     }
 }

@@ -2,8 +2,12 @@
 //! changes the replicas of those that exist with others than `stream_replicas` (JetStream
 //! moves a stream between one and three replicas in place: the data stays, the new replicas
 //! catch up, clients carry on). Everything else about an existing object is only checked, as
-//! [`super::ensure`] does: retention and subjects cannot change in place, and the consumer's
-//! limits stay as the server has them.
+//! [`super::ensure`] does: retention cannot change in place.
+//!
+//! Two changes carry a topology of earlier versions forward: the fleet-wide consumer
+//! `simfleet-workers` is removed (each sweep has its own consumer now, and a work queue refuses
+//! overlapping ones), and the DLQ stream's subjects widen from that consumer's advisories to
+//! every consumer's of the jobs stream.
 
 use std::fmt;
 
@@ -11,7 +15,7 @@ use async_nats::jetstream::Context;
 
 use super::{
     dlq_stream_config, failed, jobs_stream_config, results_stream_config, stream, sweeps_bucket, sweeps_stream_name,
-    workers_consumer, Mode, TopologyConfig, TopologyError,
+    Mode, TopologyConfig, TopologyError,
 };
 use crate::topology as names;
 
@@ -29,6 +33,10 @@ pub enum SetupAction {
         /// Replicas now.
         to: usize,
     },
+    /// It existed with the subjects of an earlier version: changed to this version's.
+    Subjects,
+    /// An object of an earlier version that this one replaces: removed.
+    Removed,
 }
 
 impl fmt::Display for SetupAction {
@@ -37,6 +45,8 @@ impl fmt::Display for SetupAction {
             SetupAction::Created => f.write_str("created"),
             SetupAction::Kept => f.write_str("kept"),
             SetupAction::Replicas { from, to } => write!(f, "replicas {from} -> {to}"),
+            SetupAction::Subjects => f.write_str("subjects changed"),
+            SetupAction::Removed => f.write_str("removed"),
         }
     }
 }
@@ -78,23 +88,42 @@ pub async fn setup(js: &Context, cfg: &TopologyConfig, report: &mut SetupReport)
     let mut jobs = None;
     for config in [jobs_stream_config(cfg), results_stream_config(cfg), dlq_stream_config(cfg)] {
         let name = config.name.clone();
+        let moved = set_subjects(js, &config).await?;
         let (s, created) = stream(js, config, Mode::Create).await?;
         let action = if created { SetupAction::Created } else { set_replicas(js, &name, cfg.replicas).await? };
+        let action = if moved && action == SetupAction::Kept { SetupAction::Subjects } else { action };
         report.record(SetupStep { what: "stream", name: name.clone(), action });
         if name == names::JOBS_STREAM {
             jobs = Some(s);
         }
     }
     let jobs = jobs.expect("the jobs stream is set up first");
-    let (_, created) = workers_consumer(&jobs, cfg, Mode::Create).await?;
-    // A durable consumer's replicas follow its stream's.
-    let action = if created { SetupAction::Created } else { SetupAction::Kept };
-    report.record(SetupStep { what: "consumer", name: names::WORKERS_CONSUMER.to_string(), action });
+    if jobs.consumer_info(LEGACY_CONSUMER).await.is_ok() {
+        jobs.delete_consumer(LEGACY_CONSUMER).await.map_err(|e| failed("consumer", LEGACY_CONSUMER, e))?;
+        tracing::info!(consumer = LEGACY_CONSUMER, "removed the fleet-wide consumer of earlier versions");
+        report.record(SetupStep { what: "consumer", name: LEGACY_CONSUMER.to_string(), action: SetupAction::Removed });
+    }
     let (_, created) = sweeps_bucket(js, cfg, Mode::Create).await?;
     let action =
         if created { SetupAction::Created } else { set_replicas(js, &sweeps_stream_name(), cfg.replicas).await? };
     report.record(SetupStep { what: "KV bucket", name: names::SWEEPS_BUCKET.to_string(), action });
     Ok(())
+}
+
+/// The one consumer all workers shared before each sweep had its own.
+pub const LEGACY_CONSUMER: &str = "simfleet-workers";
+
+/// Gives an existing stream this version's subjects (only the DLQ's changed); true when it did.
+async fn set_subjects(js: &Context, want: &async_nats::jetstream::stream::Config) -> Result<bool, TopologyError> {
+    let Ok(mut found) = js.get_stream(&want.name).await else { return Ok(false) };
+    let mut config = found.info().await.map_err(|e| failed("stream", &want.name, e))?.config.clone();
+    if config.subjects == want.subjects || config.retention != want.retention {
+        return Ok(false);
+    }
+    let from = std::mem::replace(&mut config.subjects, want.subjects.clone());
+    js.update_stream(&config).await.map_err(|e| failed("stream", &want.name, e))?;
+    tracing::info!(stream = want.name, ?from, to = ?want.subjects, "changed the stream's subjects");
+    Ok(true)
 }
 
 /// Changes a stream's replicas to `want` if they differ.
