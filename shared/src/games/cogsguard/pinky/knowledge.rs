@@ -5,7 +5,7 @@
 //! clips) are counted per cell in two cover grids updated when a belief changes, so `safe(p)`
 //! and `drain(p)` are O(1) per call.
 
-use crate::games::cogsguard::obs::{Observation, VIEW, VIEW_RADIUS};
+use crate::games::cogsguard::obs::{Cell, Observation, VIEW, VIEW_RADIUS};
 use crate::games::cogsguard::types::{cheb, obs_align, Kind};
 
 /// Knowledge kind of a never-seen cell.
@@ -28,10 +28,12 @@ pub struct Knowledge {
     pub kind: Vec<u8>,
     /// Observation alignment per cell (0 none, 1 neutral, 2 cogs, 3 clips).
     pub align: Vec<u8>,
-    /// Step the cell was last seen.
+    /// Step the cell was last seen (kept up to date for known junctions, the only cells read).
     pub seen: Vec<u32>,
-    /// Extractor units per cell.
+    /// Extractor units per cell (kept up to date for known extractors, the only cells read).
     pub units: Vec<u16>,
+    /// Number of in-grid 4-neighbours still unknown: a free cell is a frontier while it is > 0.
+    unknown_around: Vec<u8>,
     /// Number of friendly sources within Chebyshev 10 of each cell.
     friendly_cover: Vec<u16>,
     /// Number of clips sources within Chebyshev 10 of each cell.
@@ -74,13 +76,18 @@ impl Knowledge {
             v.clear();
             v.reserve(n);
         }
+        self.unknown_around.clear();
+        self.unknown_around.extend((0..n).map(|i| {
+            let (r, c) = (i / cols as usize, i % cols as usize);
+            u8::from(r > 0) + u8::from(r + 1 < rows as usize) + u8::from(c > 0) + u8::from(c + 1 < cols as usize)
+        }));
         self.stations = [None; 4];
         self.stamp = 0;
     }
 
     /// (address, capacity) of every buffer, for the no-allocation check.
     pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
-        for v in [&self.kind, &self.align] {
+        for v in [&self.kind, &self.align, &self.unknown_around] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
         for v in [&self.seen, &self.agent_mark] {
@@ -147,6 +154,11 @@ impl Knowledge {
     }
 
     /// Overwrites every cell of the 11×11 window with what the observation shows (§13.5).
+    ///
+    /// Only kind and alignment are compared cell by cell. The last-seen step and the extractor
+    /// units are read back only for junctions and extractors (`stale_junction`,
+    /// `usable_extractor`), so they are written for the known ones inside the window after the
+    /// scan: the same values the whole window's rewrite gave those cells, at a tenth of the cost.
     pub fn update(&mut self, o: &Observation) {
         if self.rows != o.map_rows || self.cols != o.map_cols || self.kind.is_empty() {
             self.reset(o.map_rows, o.map_cols);
@@ -174,21 +186,29 @@ impl Knowledge {
             let range = base..base + (j1 - j0);
             let kind = &self.kind[range.clone()];
             let align = &self.align[range.clone()];
-            let units = &mut self.units[range.clone()];
-            let seen = &mut self.seen[range.clone()];
             let mark = &mut self.agent_mark[range];
-            for (jj, cell) in o.cells[i][j0..j1].iter().enumerate() {
-                let k = if cell.kind == Kind::OutOfBounds as u8 { WALL } else { cell.kind };
-                // Most cells look as they did last time: only a change of kind or alignment can
-                // add a building to a list or move a source in or out of F and K.
-                if kind[jj] != k || align[jj] != cell.align {
-                    changed[n_changed] = (i as u8, (j0 + jj) as u8);
-                    n_changed += 1;
+            let row = &o.cells[i][j0..j1];
+            // In-grid cells are never out_of_bounds, so the kind is compared as it comes. Most
+            // cells look as they did last time (only a change of kind or alignment can add a
+            // building to a list or move a source in or out of F and K), and most rows show no
+            // agent: a branch-free pass over the row says whether either needs a cell-wise look.
+            let (differs, agents) = match (<&[Cell; VIEW]>::try_from(row), <&[u8; VIEW]>::try_from(kind)) {
+                (Ok(row), Ok(kind)) => scan(row, kind, align.try_into().expect("a full row")),
+                _ => scan(row, kind, align),
+            };
+            if differs {
+                for (jj, ((cell, &k), &a)) in row.iter().zip(kind).zip(align).enumerate() {
+                    if k != cell.kind || a != cell.align {
+                        changed[n_changed] = (i as u8, (j0 + jj) as u8);
+                        n_changed += 1;
+                    }
                 }
-                units[jj] = cell.amount;
-                seen[jj] = s;
-                if cell.agent {
-                    mark[jj] = stamp;
+            }
+            if agents {
+                for (m, cell) in mark.iter_mut().zip(row) {
+                    if cell.agent {
+                        *m = stamp;
+                    }
                 }
             }
         }
@@ -198,8 +218,22 @@ impl Knowledge {
         for &(i, j) in &changed[..n_changed] {
             let cell = &o.cells[i as usize][j as usize];
             let p = ((pr - radius + i32::from(i)) as u16, (pc - radius + i32::from(j)) as u16);
-            let k = if cell.kind == Kind::OutOfBounds as u8 { WALL } else { cell.kind };
-            self.learn(p, self.idx(p), k, cell.align);
+            self.learn(p, self.idx(p), cell.kind, cell.align);
+        }
+        let cols = usize::from(self.cols);
+        let window = |p: (u16, u16)| {
+            let (i, j) = (i32::from(p.0) - pr + radius, i32::from(p.1) - pc + radius);
+            ((0..VIEW as i32).contains(&i) && (0..VIEW as i32).contains(&j)).then_some((i as usize, j as usize))
+        };
+        for &p in &self.junctions {
+            if window(p).is_some() {
+                self.seen[p.0 as usize * cols + p.1 as usize] = s;
+            }
+        }
+        for &p in &self.extractors {
+            if let Some((i, j)) = window(p) {
+                self.units[p.0 as usize * cols + p.1 as usize] = o.cells[i][j].amount;
+            }
         }
     }
 
@@ -219,6 +253,22 @@ impl Knowledge {
                 }
             }
         }
+        if old == UNKNOWN && kind != UNKNOWN {
+            // Kinds are never unknown again once seen: each neighbour loses one unknown for good.
+            let (r, c, cols) = (p.0, p.1, usize::from(self.cols));
+            if r > 0 {
+                self.unknown_around[idx - cols] -= 1;
+            }
+            if r + 1 < self.rows {
+                self.unknown_around[idx + cols] -= 1;
+            }
+            if c > 0 {
+                self.unknown_around[idx - 1] -= 1;
+            }
+            if c + 1 < self.cols {
+                self.unknown_around[idx + 1] -= 1;
+            }
+        }
         self.kind[idx] = kind;
         self.align[idx] = align;
         let (is_f, is_k) = (self.is_f(idx), self.is_k(idx));
@@ -234,6 +284,12 @@ impl Knowledge {
     #[inline]
     pub fn safe(&self, p: (u16, u16)) -> bool {
         self.friendly_cover[self.idx(p)] > 0
+    }
+
+    /// safe(p) for the cell with index i.
+    #[inline]
+    pub fn safe_at(&self, i: usize) -> bool {
+        self.friendly_cover[i] > 0
     }
 
     /// drain(p) = 1 + |{k ∈ K : cheb(p, k) ≤ 10}|.
@@ -261,15 +317,10 @@ impl Knowledge {
     }
 
     /// Whether p is a frontier: free with an unknown in-grid 4-neighbour.
+    #[inline]
     pub fn is_frontier(&self, p: (u16, u16)) -> bool {
-        if !self.is_free(p) {
-            return false;
-        }
-        let (r, c) = p;
-        (r > 0 && self.kind[self.idx((r - 1, c))] == UNKNOWN)
-            || (r + 1 < self.rows && self.kind[self.idx((r + 1, c))] == UNKNOWN)
-            || (c > 0 && self.kind[self.idx((r, c - 1))] == UNKNOWN)
-            || (c + 1 < self.cols && self.kind[self.idx((r, c + 1))] == UNKNOWN)
+        let i = self.idx(p);
+        self.kind[i] == FREE && self.unknown_around[i] > 0
     }
 
     /// Whether a usable extractor (last seen with units > 0) stands at p.
@@ -282,4 +333,17 @@ impl Knowledge {
     pub fn clips_within(&self, p: (u16, u16), d: u16) -> bool {
         self.junctions_with(obs_align::CLIPS).any(|k| cheb(k, p) <= d)
     }
+}
+
+/// Whether any cell of a window row differs in kind or alignment from the knowledge, and
+/// whether any shows an agent, without a branch per cell (full rows come as arrays, so the
+/// loop is unrolled).
+#[inline(always)]
+fn scan<R: AsRef<[Cell]> + ?Sized, K: AsRef<[u8]> + ?Sized>(row: &R, kind: &K, align: &K) -> (bool, bool) {
+    let (mut differs, mut agents) = (0u8, false);
+    for ((cell, &k), &a) in row.as_ref().iter().zip(kind.as_ref()).zip(align.as_ref()) {
+        differs |= (k ^ cell.kind) | (a ^ cell.align);
+        agents |= cell.agent;
+    }
+    (differs != 0, agents)
 }

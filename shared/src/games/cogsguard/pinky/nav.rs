@@ -33,10 +33,18 @@ pub enum NavStep {
     NoPath,
 }
 
-const NSWE: [(i32, i32, u8); 4] =
-    [(-1, 0, action::MOVE_NORTH), (1, 0, action::MOVE_SOUTH), (0, -1, action::MOVE_WEST), (0, 1, action::MOVE_EAST)];
-/// Clockwise from north: N, E, S, W.
-const CLOCKWISE: [(i32, i32); 4] = [(-1, 0), (0, 1), (1, 0), (0, -1)];
+/// The 4-neighbours of cell (r, c) with index i, clockwise from north (N, E, S, W): whether
+/// each lies in the grid, its index and its cell (both meaningless when outside).
+#[inline(always)]
+fn neighbours(r: u16, c: u16, i: usize, rows: u16, cols: u16) -> [(bool, usize, (u16, u16)); 4] {
+    let width = usize::from(cols);
+    [
+        (r > 0, i.wrapping_sub(width), (r.wrapping_sub(1), c)),
+        (c + 1 < cols, i + 1, (r, c + 1)),
+        (r + 1 < rows, i + width, (r + 1, c)),
+        (c > 0, i.wrapping_sub(1), (r, c.wrapping_sub(1))),
+    ]
+}
 
 /// The move action from a to an adjacent b.
 pub fn dir_to(a: (u16, u16), b: (u16, u16)) -> u8 {
@@ -153,42 +161,58 @@ impl Nav {
     /// One BFS tier: 1 free avoiding agents, 2 free/unknown avoiding agents, 3 free/unknown.
     /// Fills the path (first step first) and returns whether a target was reached.
     fn bfs(&mut self, k: &Knowledge, pos: (u16, u16), target: Target, tier: u8) -> bool {
+        // One search loop per target kind, so the target test is a comparison, not a match.
+        match target {
+            Target::Cell(c) => {
+                let t = k.idx(c);
+                self.bfs_to(k, pos, tier, |_, j| j == t)
+            }
+            Target::Object(o) => self.bfs_to(k, pos, tier, |q, _| crate::games::cogsguard::types::man(q, o) == 1),
+            Target::Safe => self.bfs_to(k, pos, tier, |_, j| k.safe_at(j)),
+        }
+    }
+
+    /// The search of [`Nav::bfs`], neighbours in N, S, W, E order, each cell tested for the
+    /// target when it is first reached.
+    fn bfs_to(
+        &mut self,
+        k: &Knowledge,
+        pos: (u16, u16),
+        tier: u8,
+        is_target: impl Fn((u16, u16), usize) -> bool,
+    ) -> bool {
         let (g, start) = self.bfs_start(k, pos);
-        let (rows, cols) = (k.rows, k.cols as usize);
+        let (rows, cols) = (k.rows, k.cols);
+        let width = usize::from(cols);
+        let (unknown_ok, avoid_agents) = (tier > 1, tier < 3);
         let mut head = 0;
-        while head < self.queue.len() {
-            let packed = self.queue[head];
+        while let Some(&packed) = self.queue.get(head) {
             head += 1;
             let (r, c) = ((packed >> 16) as u16, (packed & 0xffff) as u16);
-            let i = r as usize * cols + c as usize;
-            for &(dr, dc, _) in &NSWE {
-                let (qr, qc) = (r.wrapping_add_signed(dr as i16), c.wrapping_add_signed(dc as i16));
-                if qr >= rows || qc as usize >= cols {
-                    continue; // wrapping turns −1 into 65535, caught here too
-                }
-                let j = qr as usize * cols + qc as usize;
-                if self.mark[j] == g {
+            let i = usize::from(r) * width + usize::from(c);
+            let around = neighbours(r, c, i, rows, cols);
+            for (inside, j, q) in [around[0], around[2], around[3], around[1]] {
+                if !inside || self.mark[j] == g {
                     continue;
                 }
                 let kind = k.kind[j];
-                let ok = kind == FREE || (tier > 1 && kind == UNKNOWN);
-                if !ok || (tier < 3 && k.agent_at_index(j)) {
+                let ok = kind == FREE || (unknown_ok && kind == UNKNOWN);
+                if !ok || (avoid_agents && k.agent_at_index(j)) {
                     continue;
                 }
                 self.mark[j] = g;
                 self.parent[j] = i as u32;
-                let q = (qr, qc);
-                if Self::is_target(k, q, target) {
+                if is_target(q, j) {
                     self.path.clear();
                     let mut at = j;
                     while at != start {
-                        self.path.push(((at / cols) as u16, (at % cols) as u16));
+                        self.path.push(((at / width) as u16, (at % width) as u16));
                         at = self.parent[at] as usize;
                     }
                     self.path.reverse();
                     return true;
                 }
-                self.queue.push(u32::from(qr) << 16 | u32::from(qc));
+                self.queue.push(u32::from(q.0) << 16 | u32::from(q.1));
             }
         }
         false
@@ -257,25 +281,22 @@ impl Nav {
         mut eligible: impl FnMut((u16, u16)) -> bool,
     ) -> Option<(u16, u16)> {
         let (g, _) = self.bfs_start(k, pos);
-        let (rows, cols) = (k.rows, k.cols as usize);
+        let (rows, cols) = (k.rows, k.cols);
+        let width = usize::from(cols);
         let mut head = 0;
-        while head < self.queue.len() {
-            let packed = self.queue[head];
+        while let Some(&packed) = self.queue.get(head) {
             head += 1;
             let p = ((packed >> 16) as u16, (packed & 0xffff) as u16);
             if k.is_frontier(p) && eligible(p) {
                 return Some(p);
             }
+            let i = usize::from(p.0) * width + usize::from(p.1);
+            let around = neighbours(p.0, p.1, i, rows, cols);
             for t in 0..4 {
-                let (dr, dc) = CLOCKWISE[(first + t) % 4];
-                let (qr, qc) = (p.0.wrapping_add_signed(dr as i16), p.1.wrapping_add_signed(dc as i16));
-                if qr >= rows || qc as usize >= cols {
-                    continue;
-                }
-                let j = qr as usize * cols + qc as usize;
-                if self.mark[j] != g && k.kind[j] == FREE {
+                let (inside, j, q) = around[(first + t) % 4];
+                if inside && self.mark[j] != g && k.kind[j] == FREE {
                     self.mark[j] = g;
-                    self.queue.push(u32::from(qr) << 16 | u32::from(qc));
+                    self.queue.push(u32::from(q.0) << 16 | u32::from(q.1));
                 }
             }
         }
