@@ -32,8 +32,6 @@ pub struct Knowledge {
     pub seen: Vec<u32>,
     /// Extractor units per cell (kept up to date for known extractors, the only cells read).
     pub units: Vec<u16>,
-    /// Number of in-grid 4-neighbours still unknown: a free cell is a frontier while it is > 0.
-    unknown_around: Vec<u8>,
     /// Number of friendly sources within Chebyshev 10 of each cell.
     friendly_cover: Vec<u16>,
     /// Number of clips sources within Chebyshev 10 of each cell.
@@ -51,7 +49,17 @@ pub struct Knowledge {
     /// Cells holding a visible agent this step (marked with `stamp`).
     agent_mark: Vec<u32>,
     stamp: u32,
+    /// What the searches may enter, on the grid framed by one ring of cells that hold 0, so a
+    /// search needs no bounds test: [`PASS_FREE`], [`PASS_UNKNOWN`] or 0, at [`Knowledge::framed`].
+    pass: Vec<u8>,
+    /// Framed indices of the cells holding another visible agent this step.
+    agents: Vec<u32>,
 }
+
+/// `pass` of a cell believed free.
+pub const PASS_FREE: u8 = 1;
+/// `pass` of a never-seen cell.
+pub const PASS_UNKNOWN: u8 = 2;
 
 impl Knowledge {
     /// Forgets everything, sized for a rows × cols grid (allocates only when the size grows).
@@ -76,21 +84,24 @@ impl Knowledge {
             v.clear();
             v.reserve(n);
         }
-        self.unknown_around.clear();
-        self.unknown_around.extend((0..n).map(|i| {
-            let (r, c) = (i / cols as usize, i % cols as usize);
-            u8::from(r > 0) + u8::from(r + 1 < rows as usize) + u8::from(c > 0) + u8::from(c + 1 < cols as usize)
-        }));
+        let width = usize::from(cols) + 2;
+        self.pass.clear();
+        self.pass.resize(width * (usize::from(rows) + 2), 0);
+        for r in 1..=usize::from(rows) {
+            self.pass[r * width + 1..r * width + 1 + usize::from(cols)].fill(PASS_UNKNOWN);
+        }
+        self.agents.clear();
+        self.agents.reserve(VIEW * VIEW);
         self.stations = [None; 4];
         self.stamp = 0;
     }
 
     /// (address, capacity) of every buffer, for the no-allocation check.
     pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
-        for v in [&self.kind, &self.align, &self.unknown_around] {
+        for v in [&self.kind, &self.align, &self.pass] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
-        for v in [&self.seen, &self.agent_mark] {
+        for v in [&self.seen, &self.agent_mark, &self.agents] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
         for v in [&self.units, &self.friendly_cover, &self.clips_cover] {
@@ -105,6 +116,37 @@ impl Knowledge {
     #[inline]
     pub fn idx(&self, p: (u16, u16)) -> usize {
         p.0 as usize * self.cols as usize + p.1 as usize
+    }
+
+    /// Width of the framed grid (`cols` + 2).
+    #[inline]
+    pub fn framed_width(&self) -> usize {
+        usize::from(self.cols) + 2
+    }
+
+    /// Index of p on the framed grid of `pass`.
+    #[inline]
+    pub fn framed(&self, p: (u16, u16)) -> usize {
+        (usize::from(p.0) + 1) * self.framed_width() + usize::from(p.1) + 1
+    }
+
+    /// The cell at a framed index (inside the grid).
+    #[inline]
+    pub fn unframed(&self, j: usize) -> (u16, u16) {
+        let w = self.framed_width();
+        ((j / w - 1) as u16, (j % w - 1) as u16)
+    }
+
+    /// What a search may enter at framed index j: [`PASS_FREE`], [`PASS_UNKNOWN`] or 0.
+    #[inline]
+    pub fn pass_at(&self, j: usize) -> u8 {
+        self.pass[j]
+    }
+
+    /// Framed indices of the cells holding another visible agent this step.
+    #[inline]
+    pub fn agents(&self) -> &[u32] {
+        &self.agents
     }
 
     /// Whether the cell is believed free.
@@ -158,13 +200,14 @@ impl Knowledge {
     /// Only kind and alignment are compared cell by cell. The last-seen step and the extractor
     /// units are read back only for junctions and extractors (`stale_junction`,
     /// `usable_extractor`), so they are written for the known ones inside the window after the
-    /// scan: the same values the whole window's rewrite gave those cells, at a tenth of the cost.
+    /// scan: the same values the whole window's rewrite gave those cells.
     pub fn update(&mut self, o: &Observation) {
         if self.rows != o.map_rows || self.cols != o.map_cols || self.kind.is_empty() {
             self.reset(o.map_rows, o.map_cols);
         }
         // Stamps start at 1 so that a never-marked cell (0) is never "an agent here".
         self.stamp = o.step + 1;
+        self.agents.clear();
         let (s, stamp) = (o.step, self.stamp);
         let (rows, cols) = (i32::from(self.rows), i32::from(self.cols));
         let (pr, pc) = (i32::from(o.pos.0), i32::from(o.pos.1));
@@ -177,17 +220,17 @@ impl Knowledge {
         }
         let mut changed = [(0u8, 0u8); VIEW * VIEW];
         let mut n_changed = 0;
+        let width = cols as usize;
+        let c0 = (pc - radius + j0 as i32) as usize;
         for i in 0..VIEW {
             let r = pr - radius + i as i32;
             if r < 0 || r >= rows {
                 continue;
             }
-            let base = r as usize * cols as usize + (pc - radius + j0 as i32) as usize;
+            let base = r as usize * width + c0;
             let range = base..base + (j1 - j0);
-            let kind = &self.kind[range.clone()];
-            let align = &self.align[range.clone()];
-            let mark = &mut self.agent_mark[range];
             let row = &o.cells[i][j0..j1];
+            let (kind, align) = (&self.kind[range.clone()], &self.align[range.clone()]);
             // In-grid cells are never out_of_bounds, so the kind is compared as it comes. Most
             // cells look as they did last time (only a change of kind or alignment can add a
             // building to a list or move a source in or out of F and K), and most rows show no
@@ -205,9 +248,11 @@ impl Knowledge {
                 }
             }
             if agents {
-                for (m, cell) in mark.iter_mut().zip(row) {
+                let framed = (r as usize + 1) * (width + 2) + c0 + 1;
+                for (jj, (m, cell)) in self.agent_mark[range].iter_mut().zip(row).enumerate() {
                     if cell.agent {
                         *m = stamp;
+                        self.agents.push((framed + jj) as u32);
                     }
                 }
             }
@@ -215,24 +260,24 @@ impl Knowledge {
         // The agent's own cell shows itself: not "another agent".
         let own = self.idx(o.pos);
         self.agent_mark[own] = 0;
+        let own = self.framed(o.pos) as u32;
+        self.agents.retain(|&a| a != own);
         for &(i, j) in &changed[..n_changed] {
             let cell = &o.cells[i as usize][j as usize];
             let p = ((pr - radius + i32::from(i)) as u16, (pc - radius + i32::from(j)) as u16);
             self.learn(p, self.idx(p), cell.kind, cell.align);
         }
-        let cols = usize::from(self.cols);
-        let window = |p: (u16, u16)| {
-            let (i, j) = (i32::from(p.0) - pr + radius, i32::from(p.1) - pc + radius);
-            ((0..VIEW as i32).contains(&i) && (0..VIEW as i32).contains(&j)).then_some((i as usize, j as usize))
-        };
+        let near =
+            |p: (u16, u16)| p.0.abs_diff(o.pos.0) <= VIEW_RADIUS as u16 && p.1.abs_diff(o.pos.1) <= VIEW_RADIUS as u16;
         for &p in &self.junctions {
-            if window(p).is_some() {
-                self.seen[p.0 as usize * cols + p.1 as usize] = s;
+            if near(p) {
+                self.seen[p.0 as usize * width + p.1 as usize] = s;
             }
         }
         for &p in &self.extractors {
-            if let Some((i, j)) = window(p) {
-                self.units[p.0 as usize * cols + p.1 as usize] = o.cells[i][j].amount;
+            if near(p) {
+                let cell = &o.cells[usize::from(p.0 + 5 - o.pos.0)][usize::from(p.1 + 5 - o.pos.1)];
+                self.units[p.0 as usize * width + p.1 as usize] = cell.amount;
             }
         }
     }
@@ -253,24 +298,14 @@ impl Knowledge {
                 }
             }
         }
-        if old == UNKNOWN && kind != UNKNOWN {
-            // Kinds are never unknown again once seen: each neighbour loses one unknown for good.
-            let (r, c, cols) = (p.0, p.1, usize::from(self.cols));
-            if r > 0 {
-                self.unknown_around[idx - cols] -= 1;
-            }
-            if r + 1 < self.rows {
-                self.unknown_around[idx + cols] -= 1;
-            }
-            if c > 0 {
-                self.unknown_around[idx - 1] -= 1;
-            }
-            if c + 1 < self.cols {
-                self.unknown_around[idx + 1] -= 1;
-            }
-        }
         self.kind[idx] = kind;
         self.align[idx] = align;
+        let framed = self.framed(p);
+        self.pass[framed] = match kind {
+            FREE => PASS_FREE,
+            UNKNOWN => PASS_UNKNOWN,
+            _ => 0,
+        };
         let (is_f, is_k) = (self.is_f(idx), self.is_k(idx));
         if is_f != was_f {
             self.cover(p, true, if is_f { 1 } else { -1 });
@@ -284,12 +319,6 @@ impl Knowledge {
     #[inline]
     pub fn safe(&self, p: (u16, u16)) -> bool {
         self.friendly_cover[self.idx(p)] > 0
-    }
-
-    /// safe(p) for the cell with index i.
-    #[inline]
-    pub fn safe_at(&self, i: usize) -> bool {
-        self.friendly_cover[i] > 0
     }
 
     /// drain(p) = 1 + |{k ∈ K : cheb(p, k) ≤ 10}|.
@@ -317,10 +346,10 @@ impl Knowledge {
     }
 
     /// Whether p is a frontier: free with an unknown in-grid 4-neighbour.
-    #[inline]
     pub fn is_frontier(&self, p: (u16, u16)) -> bool {
-        let i = self.idx(p);
-        self.kind[i] == FREE && self.unknown_around[i] > 0
+        let (j, w) = (self.framed(p), self.framed_width());
+        // The frame holds 0: cells outside the grid are never unknown.
+        self.pass[j] == PASS_FREE && [j - w, j + w, j - 1, j + 1].iter().any(|&i| self.pass[i] == PASS_UNKNOWN)
     }
 
     /// Whether a usable extractor (last seen with units > 0) stands at p.

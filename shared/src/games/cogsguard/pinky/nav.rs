@@ -5,7 +5,7 @@
 use crate::games::cogsguard::types::action;
 use crate::seeding::Stream;
 
-use super::knowledge::{Knowledge, FREE, UNKNOWN};
+use super::knowledge::{Knowledge, PASS_FREE, PASS_UNKNOWN};
 
 /// What a path leads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,19 +31,6 @@ pub enum NavStep {
     Arrived,
     /// No path in any tier.
     NoPath,
-}
-
-/// The 4-neighbours of cell (r, c) with index i, clockwise from north (N, E, S, W): whether
-/// each lies in the grid, its index and its cell (both meaningless when outside).
-#[inline(always)]
-fn neighbours(r: u16, c: u16, i: usize, rows: u16, cols: u16) -> [(bool, usize, (u16, u16)); 4] {
-    let width = usize::from(cols);
-    [
-        (r > 0, i.wrapping_sub(width), (r.wrapping_sub(1), c)),
-        (c + 1 < cols, i + 1, (r, c + 1)),
-        (r + 1 < rows, i + width, (r + 1, c)),
-        (c > 0, i.wrapping_sub(1), (r, c.wrapping_sub(1))),
-    ]
 }
 
 /// The move action from a to an adjacent b.
@@ -84,7 +71,7 @@ pub struct Nav {
 }
 
 impl Nav {
-    /// Clears per-episode state and sizes the buffers for `n` cells.
+    /// Clears per-episode state and sizes the buffers for `n` cells (of the framed grid).
     pub fn reset(&mut self, n: usize) {
         self.mark.clear();
         self.mark.resize(n, 0);
@@ -122,14 +109,14 @@ impl Nav {
     }
 
     /// Starts a breadth-first search from `pos`: a new generation, `pos` marked, the queue
-    /// holding only `pos`. Returns the generation and `pos`'s cell index.
+    /// holding only `pos`. Returns the generation and `pos`'s framed index (searches run on the
+    /// framed grid of [`Knowledge::pass_at`]: no bounds test per neighbour).
     fn bfs_start(&mut self, k: &Knowledge, pos: (u16, u16)) -> (u32, usize) {
         let g = self.new_gen();
         self.queue.clear();
-        let start = k.idx(pos);
+        let start = k.framed(pos);
         self.mark[start] = g;
-        // Queue entries pack (row << 16 | col): no division per popped cell.
-        self.queue.push(u32::from(pos.0) << 16 | u32::from(pos.1));
+        self.queue.push(start as u32);
         (g, start)
     }
 
@@ -164,55 +151,51 @@ impl Nav {
         // One search loop per target kind, so the target test is a comparison, not a match.
         match target {
             Target::Cell(c) => {
-                let t = k.idx(c);
-                self.bfs_to(k, pos, tier, |_, j| j == t)
+                let t = k.framed(c);
+                self.bfs_to(k, pos, tier, |j| j == t)
             }
-            Target::Object(o) => self.bfs_to(k, pos, tier, |q, _| crate::games::cogsguard::types::man(q, o) == 1),
-            Target::Safe => self.bfs_to(k, pos, tier, |_, j| k.safe_at(j)),
+            Target::Object(o) => {
+                // The cells at Manhattan distance 1 of o (outside ones are never entered).
+                let (t, w) = (k.framed(o), k.framed_width());
+                self.bfs_to(k, pos, tier, |j| j == t - w || j == t + w || j == t - 1 || j == t + 1)
+            }
+            Target::Safe => self.bfs_to(k, pos, tier, |j| k.safe(k.unframed(j))),
         }
     }
 
     /// The search of [`Nav::bfs`], neighbours in N, S, W, E order, each cell tested for the
     /// target when it is first reached.
-    fn bfs_to(
-        &mut self,
-        k: &Knowledge,
-        pos: (u16, u16),
-        tier: u8,
-        is_target: impl Fn((u16, u16), usize) -> bool,
-    ) -> bool {
+    fn bfs_to(&mut self, k: &Knowledge, pos: (u16, u16), tier: u8, is_target: impl Fn(usize) -> bool) -> bool {
         let (g, start) = self.bfs_start(k, pos);
-        let (rows, cols) = (k.rows, k.cols);
-        let width = usize::from(cols);
-        let (unknown_ok, avoid_agents) = (tier > 1, tier < 3);
+        let w = k.framed_width();
+        let enter = if tier > 1 { PASS_FREE | PASS_UNKNOWN } else { PASS_FREE };
+        if tier < 3 {
+            // Cells holding a visible agent count as visited: never entered.
+            for &a in k.agents() {
+                self.mark[a as usize] = g;
+            }
+        }
         let mut head = 0;
-        while let Some(&packed) = self.queue.get(head) {
+        while let Some(&i) = self.queue.get(head) {
             head += 1;
-            let (r, c) = ((packed >> 16) as u16, (packed & 0xffff) as u16);
-            let i = usize::from(r) * width + usize::from(c);
-            let around = neighbours(r, c, i, rows, cols);
-            for (inside, j, q) in [around[0], around[2], around[3], around[1]] {
-                if !inside || self.mark[j] == g {
-                    continue;
-                }
-                let kind = k.kind[j];
-                let ok = kind == FREE || (unknown_ok && kind == UNKNOWN);
-                if !ok || (avoid_agents && k.agent_at_index(j)) {
+            let i = i as usize;
+            for j in [i - w, i + w, i - 1, i + 1] {
+                if self.mark[j] == g || k.pass_at(j) & enter == 0 {
                     continue;
                 }
                 self.mark[j] = g;
                 self.parent[j] = i as u32;
-                if is_target(q, j) {
+                if is_target(j) {
                     self.path.clear();
                     let mut at = j;
                     while at != start {
-                        self.path.push(((at / width) as u16, (at % width) as u16));
+                        self.path.push(k.unframed(at));
                         at = self.parent[at] as usize;
                     }
                     self.path.reverse();
                     return true;
                 }
-                self.queue.push(u32::from(q.0) << 16 | u32::from(q.1));
+                self.queue.push(j as u32);
             }
         }
         false
@@ -281,22 +264,25 @@ impl Nav {
         mut eligible: impl FnMut((u16, u16)) -> bool,
     ) -> Option<(u16, u16)> {
         let (g, _) = self.bfs_start(k, pos);
-        let (rows, cols) = (k.rows, k.cols);
-        let width = usize::from(cols);
+        let w = k.framed_width();
         let mut head = 0;
-        while let Some(&packed) = self.queue.get(head) {
+        while let Some(&i) = self.queue.get(head) {
             head += 1;
-            let p = ((packed >> 16) as u16, (packed & 0xffff) as u16);
-            if k.is_frontier(p) && eligible(p) {
-                return Some(p);
+            let i = i as usize;
+            // Clockwise from north: N, E, S, W.
+            let around = [i - w, i + 1, i + w, i - 1];
+            // is_frontier on the framed grid: free with an unknown neighbour (the frame is 0).
+            if k.pass_at(i) == PASS_FREE && around.iter().any(|&j| k.pass_at(j) == PASS_UNKNOWN) {
+                let p = k.unframed(i);
+                if eligible(p) {
+                    return Some(p);
+                }
             }
-            let i = usize::from(p.0) * width + usize::from(p.1);
-            let around = neighbours(p.0, p.1, i, rows, cols);
             for t in 0..4 {
-                let (inside, j, q) = around[(first + t) % 4];
-                if inside && self.mark[j] != g && k.kind[j] == FREE {
+                let j = around[(first + t) % 4];
+                if self.mark[j] != g && k.pass_at(j) == PASS_FREE {
                     self.mark[j] = g;
-                    self.queue.push(u32::from(q.0) << 16 | u32::from(q.1));
+                    self.queue.push(j as u32);
                 }
             }
         }
