@@ -12,8 +12,6 @@ use crate::games::cogsguard::types::{cheb, obs_align, Kind};
 pub const UNKNOWN: u8 = 0;
 /// Knowledge kind of empty terrain without object.
 pub const FREE: u8 = Kind::Empty as u8;
-/// Knowledge kind of a wall (out-of-bounds views are stored as walls).
-pub const WALL: u8 = Kind::Wall as u8;
 /// Aura radius used for safety and drain.
 pub const AURA: u16 = 10;
 
