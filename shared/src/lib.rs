@@ -30,6 +30,7 @@ pub mod aggregate;
 pub mod field;
 pub mod games;
 pub mod llm;
+pub mod msgpack;
 #[cfg(feature = "nats")]
 pub mod nats;
 pub mod policy;

@@ -386,15 +386,28 @@ fn encode_result(result: &JobResult) -> Vec<u8> {
     for record in records {
         let EpisodeRecord { seed, outcome, length, truncated, team_reward, agent_rewards, trajectory_hash, stats } =
             record;
-        head(&mut out, 8, true);
-        field(&mut out, "seed", seed);
-        field(&mut out, "outcome", outcome);
-        field(&mut out, "length", length);
-        field(&mut out, "truncated", truncated);
-        field(&mut out, "team_reward", team_reward);
-        field(&mut out, "agent_rewards", agent_rewards);
-        field(&mut out, "trajectory_hash", trajectory_hash);
-        rmp::encode::write_str(&mut out, "stats").expect("writing to a Vec cannot fail");
+        // The record's fields written directly, as `rmp_serde` writes them (`crate::msgpack`):
+        // a record is ~250 bytes, and a serializer per field cost most of the encoding's time.
+        use crate::msgpack as mp;
+        mp::map_len(&mut out, 8);
+        mp::str(&mut out, "seed");
+        mp::uint(&mut out, *seed);
+        mp::str(&mut out, "outcome");
+        mp::str(&mut out, outcome);
+        mp::str(&mut out, "length");
+        mp::uint(&mut out, u64::from(*length));
+        mp::str(&mut out, "truncated");
+        mp::bool(&mut out, *truncated);
+        mp::str(&mut out, "team_reward");
+        mp::f64(&mut out, *team_reward);
+        mp::str(&mut out, "agent_rewards");
+        mp::array_len(&mut out, agent_rewards.len());
+        for &r in agent_rewards {
+            mp::f64(&mut out, r);
+        }
+        mp::str(&mut out, "trajectory_hash");
+        mp::str(&mut out, trajectory_hash);
+        mp::str(&mut out, "stats");
         stats.write_msgpack(&mut out);
     }
     if let Some(summary) = summary {

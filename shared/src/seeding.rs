@@ -184,7 +184,15 @@ impl Fnv64 {
     /// Feeds a u16 little-endian.
     #[inline]
     pub fn u16(&mut self, v: u16) {
-        self.bytes(&v.to_le_bytes());
+        let [lo, hi] = v.to_le_bytes();
+        if hi == 0 {
+            // The zero high byte only multiplies by the prime: (h ^ lo)·p·p as one multiplication
+            // by p², which halves the chain of dependent multiplications for small values.
+            self.0 = (self.0 ^ u64::from(lo)).wrapping_mul(PRIME_POWERS[2]);
+        } else {
+            self.u8(lo);
+            self.u8(hi);
+        }
     }
 
     /// Feeds `k` zero bytes (at most 16) in one multiplication: h ^ 0 = h, so each zero byte
@@ -199,10 +207,15 @@ impl Fnv64 {
     #[inline]
     pub fn u32(&mut self, v: u32) {
         let significant = 4 - (v.leading_zeros() / 8) as usize;
-        for &b in &v.to_le_bytes()[..significant] {
+        let bytes = v.to_le_bytes();
+        let Some(last) = significant.checked_sub(1) else {
+            return self.zeros(4);
+        };
+        for &b in &bytes[..last] {
             self.u8(b);
         }
-        self.zeros(4 - significant);
+        // The last significant byte and the zero bytes above it in one multiplication.
+        self.0 = (self.0 ^ u64::from(bytes[last])).wrapping_mul(PRIME_POWERS[5 - significant]);
     }
 
     /// Feeds a u64 little-endian.
@@ -375,6 +388,14 @@ mod tests {
             a.zeros(k);
             b.bytes(&vec![0; k]);
             assert_eq!(a.finish(), b.finish(), "{k} zeros");
+        }
+        for v in [0u16, 1, 99, 255, 256, 0x1ff, 0xff00, u16::MAX] {
+            let (mut a, mut b) = (Fnv64::new(), Fnv64::new());
+            a.u8(3);
+            b.u8(3);
+            a.u16(v);
+            b.bytes(&v.to_le_bytes());
+            assert_eq!(a.finish(), b.finish(), "u16 {v:#x}");
         }
         for v in [0u32, 1, 99, 255, 256, 0xffff, 0x1_0000, 0x00ff_ff00, 0x0100_0000, u32::MAX] {
             let (mut a, mut b) = (Fnv64::new(), Fnv64::new());

@@ -40,6 +40,7 @@ mod rewards;
 mod rules;
 mod scenario;
 mod state;
+mod stats;
 
 #[cfg(test)]
 mod tests;
@@ -76,8 +77,6 @@ pub struct BucketBrigade {
     policies: Vec<String>,
     /// Reused by every replayed episode.
     log: Vec<NightLog>,
-    /// The stats map every record starts from (`record::stats_template`).
-    stats: crate::protocol::StatsMap,
 }
 
 /// A team must have exactly `num_agents` seats.
@@ -99,7 +98,6 @@ impl BucketBrigade {
             seats: team.iter().map(|(p, _)| Seat::new(*p)).collect(),
             policies: team.iter().map(|(_, s)| s.clone()).collect(),
             log: Vec::new(),
-            stats: record::stats_template(scenario.num_agents),
         })
     }
 
@@ -167,7 +165,7 @@ impl Game for BucketBrigade {
     fn play(&mut self, seed: u64, replay: bool) -> Episode {
         let sc = *self.scenario;
         let town = episode::play(&sc, &mut self.seats, seed, replay.then_some(&mut self.log));
-        let record = record::build_from(seed, &sc, &town, &self.stats);
+        let record = record::build(seed, &sc, &town);
         let replay = replay.then(|| replay::render(seed, &sc, &self.policies, town.initial(), &self.log, &record));
         Episode { record, replay }
     }

@@ -42,6 +42,7 @@ pub mod rules;
 pub mod scenario;
 pub mod seat_list;
 pub mod state;
+pub mod stats;
 pub mod text;
 pub mod violation;
 

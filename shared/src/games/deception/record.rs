@@ -1,15 +1,15 @@
 //! The episode record (§11): outcome, rewards, the game's stats in the spec's key order, and
 //! the trajectory hash.
 
-use serde_json::{Map, Value};
-
 use super::action::GameAction;
 use super::agent::{AgentId, Role, Winner};
 use super::rules::RuleViolation;
 use super::state::{GameState, VoteOutcome};
+use super::stats::{AgentName, ByKind, DeceptionStats, Ejection, LlmBySeat, Names};
 use crate::llm::LlmStats;
-use crate::protocol::{EpisodeRecord, StatsMap};
+use crate::protocol::EpisodeRecord;
 use crate::seeding::Fnv64;
+use crate::stats::Stats;
 
 /// The stats keys of §11, in order.
 pub const STAT_KEYS: &[&str] = &[
@@ -134,12 +134,7 @@ pub fn build(
         match v.outcome {
             VoteOutcome::Ejected { agent, role } => {
                 let votes = v.counts.iter().find(|c| c.target == agent).map_or(0, |c| c.votes);
-                let mut e = Map::with_capacity(4);
-                e.insert("tick".into(), Value::from(v.tick));
-                e.insert("agent".into(), Value::from(agent.to_string()));
-                e.insert("role".into(), Value::from(role.as_str()));
-                e.insert("votes".into(), Value::from(votes));
-                ejections.push(Value::Object(e));
+                ejections.push(Ejection { tick: v.tick, agent: AgentName(agent), role: role.as_str(), votes });
                 match role {
                     Role::Crewmate => crew_ejected += 1,
                     Role::Imposter => imp_ejected += 1,
@@ -153,29 +148,23 @@ pub fn build(
     let imposter_survival = (num_imposters - imp_ejected) as f64 / num_imposters as f64;
     let votes_proposed =
         state.discussion.iter().filter(|m| m.content == super::action::ActionKind::ProposeVote).count() as u64;
-    let invalid_by_kind: Map<String, Value> = RuleViolation::KINDS
-        .iter()
-        .zip(counters.invalid_by_kind)
-        .filter(|(_, n)| *n > 0)
-        .map(|(k, n)| (k.to_string(), Value::from(n)))
-        .collect();
-    let llm: Map<String, Value> =
-        llm.iter().map(|(seat, s)| (seat.to_string(), serde_json::to_value(s).expect("plain counters"))).collect();
-
-    let mut stats = StatsMap::with_capacity(STAT_KEYS.len());
-    stats.insert("reason".into(), Value::from(result.reason.as_str()));
-    stats.insert("roles".into(), state.agents.iter().map(|a| Value::from(a.role.as_str())).collect());
-    stats.insert("ejections".into(), Value::Array(ejections));
-    stats.insert("crewmates_ejected".into(), Value::from(crew_ejected));
-    stats.insert("imposters_ejected".into(), Value::from(imp_ejected));
-    stats.insert("no_ejection_ticks".into(), Value::from(no_ejection));
-    stats.insert("vote_accuracy".into(), vote_accuracy.map_or(Value::Null, Value::from));
-    stats.insert("imposter_survival".into(), Value::from(imposter_survival));
-    stats.insert("discussion_turns".into(), Value::from(state.discussion.len() as u64));
-    stats.insert("votes_proposed".into(), Value::from(votes_proposed));
-    stats.insert("invalid_actions".into(), counters.invalid_actions.iter().copied().collect());
-    stats.insert("invalid_by_kind".into(), Value::Object(invalid_by_kind));
-    stats.insert("llm".into(), Value::Object(llm));
+    // Non-finite shares would be JSON nulls (what `serde_json::Value::from` makes of them).
+    let finite = |x: f64| x.is_finite().then_some(x);
+    let stats = DeceptionStats {
+        reason: result.reason.as_str(),
+        roles: Names::from_fn(state.agents.len(), |seat| state.agents[seat].role.as_str()),
+        ejections,
+        crewmates_ejected: crew_ejected,
+        imposters_ejected: imp_ejected,
+        no_ejection_ticks: no_ejection,
+        vote_accuracy: vote_accuracy.and_then(finite),
+        imposter_survival: finite(imposter_survival),
+        discussion_turns: state.discussion.len() as u64,
+        votes_proposed,
+        invalid_actions: counters.invalid_actions.clone(),
+        invalid_by_kind: ByKind(counters.invalid_by_kind),
+        llm: LlmBySeat(llm.to_vec()),
+    };
 
     EpisodeRecord {
         seed: state.seed,
@@ -185,6 +174,6 @@ pub fn build(
         team_reward,
         agent_rewards,
         trajectory_hash: hash.hex(),
-        stats: stats.into(),
+        stats: Stats::typed(stats),
     }
 }

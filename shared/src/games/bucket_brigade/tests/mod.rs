@@ -9,6 +9,7 @@
 //! - `props`: proptest invariants of §12.
 //! - `determinism`: same job, split jobs, reused games, seat replacement.
 //! - `parity`: the published random baselines (§12).
+//! - `stats`: typed stats serialize as the map they stand for.
 //! - `golden`: pinned outcomes and trajectory hashes (`shared/tests/golden/bucket_brigade.csv`).
 
 use super::*;
@@ -22,6 +23,7 @@ mod replay;
 mod rewards;
 mod rules;
 mod scenario;
+mod stats;
 mod worked_example;
 
 /// A scenario spec string resolved (panics on a bad one: tests only).

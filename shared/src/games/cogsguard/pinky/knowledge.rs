@@ -5,15 +5,13 @@
 //! clips) are counted per cell in two cover grids updated when a belief changes, so `safe(p)`
 //! and `drain(p)` are O(1) per call.
 
-use crate::games::cogsguard::obs::{Observation, VIEW, VIEW_RADIUS};
+use crate::games::cogsguard::obs::{Cell, Observation, VIEW, VIEW_RADIUS};
 use crate::games::cogsguard::types::{cheb, obs_align, Kind};
 
 /// Knowledge kind of a never-seen cell.
 pub const UNKNOWN: u8 = 0;
 /// Knowledge kind of empty terrain without object.
 pub const FREE: u8 = Kind::Empty as u8;
-/// Knowledge kind of a wall (out-of-bounds views are stored as walls).
-pub const WALL: u8 = Kind::Wall as u8;
 /// Aura radius used for safety and drain.
 pub const AURA: u16 = 10;
 
@@ -28,9 +26,9 @@ pub struct Knowledge {
     pub kind: Vec<u8>,
     /// Observation alignment per cell (0 none, 1 neutral, 2 cogs, 3 clips).
     pub align: Vec<u8>,
-    /// Step the cell was last seen.
+    /// Step the cell was last seen (kept up to date for known junctions, the only cells read).
     pub seen: Vec<u32>,
-    /// Extractor units per cell.
+    /// Extractor units per cell (kept up to date for known extractors, the only cells read).
     pub units: Vec<u16>,
     /// Number of friendly sources within Chebyshev 10 of each cell.
     friendly_cover: Vec<u16>,
@@ -49,7 +47,17 @@ pub struct Knowledge {
     /// Cells holding a visible agent this step (marked with `stamp`).
     agent_mark: Vec<u32>,
     stamp: u32,
+    /// What the searches may enter, on the grid framed by one ring of cells that hold 0, so a
+    /// search needs no bounds test: [`PASS_FREE`], [`PASS_UNKNOWN`] or 0, at [`Knowledge::framed`].
+    pass: Vec<u8>,
+    /// Framed indices of the cells holding another visible agent this step.
+    agents: Vec<u32>,
 }
+
+/// `pass` of a cell believed free.
+pub const PASS_FREE: u8 = 1;
+/// `pass` of a never-seen cell.
+pub const PASS_UNKNOWN: u8 = 2;
 
 impl Knowledge {
     /// Forgets everything, sized for a rows × cols grid (allocates only when the size grows).
@@ -74,16 +82,24 @@ impl Knowledge {
             v.clear();
             v.reserve(n);
         }
+        let width = usize::from(cols) + 2;
+        self.pass.clear();
+        self.pass.resize(width * (usize::from(rows) + 2), 0);
+        for r in 1..=usize::from(rows) {
+            self.pass[r * width + 1..r * width + 1 + usize::from(cols)].fill(PASS_UNKNOWN);
+        }
+        self.agents.clear();
+        self.agents.reserve(VIEW * VIEW);
         self.stations = [None; 4];
         self.stamp = 0;
     }
 
     /// (address, capacity) of every buffer, for the no-allocation check.
     pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
-        for v in [&self.kind, &self.align] {
+        for v in [&self.kind, &self.align, &self.pass] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
-        for v in [&self.seen, &self.agent_mark] {
+        for v in [&self.seen, &self.agent_mark, &self.agents] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
         for v in [&self.units, &self.friendly_cover, &self.clips_cover] {
@@ -98,6 +114,37 @@ impl Knowledge {
     #[inline]
     pub fn idx(&self, p: (u16, u16)) -> usize {
         p.0 as usize * self.cols as usize + p.1 as usize
+    }
+
+    /// Width of the framed grid (`cols` + 2).
+    #[inline]
+    pub fn framed_width(&self) -> usize {
+        usize::from(self.cols) + 2
+    }
+
+    /// Index of p on the framed grid of `pass`.
+    #[inline]
+    pub fn framed(&self, p: (u16, u16)) -> usize {
+        (usize::from(p.0) + 1) * self.framed_width() + usize::from(p.1) + 1
+    }
+
+    /// The cell at a framed index (inside the grid).
+    #[inline]
+    pub fn unframed(&self, j: usize) -> (u16, u16) {
+        let w = self.framed_width();
+        ((j / w - 1) as u16, (j % w - 1) as u16)
+    }
+
+    /// What a search may enter at framed index j: [`PASS_FREE`], [`PASS_UNKNOWN`] or 0.
+    #[inline]
+    pub fn pass_at(&self, j: usize) -> u8 {
+        self.pass[j]
+    }
+
+    /// Framed indices of the cells holding another visible agent this step.
+    #[inline]
+    pub fn agents(&self) -> &[u32] {
+        &self.agents
     }
 
     /// Whether the cell is believed free.
@@ -147,12 +194,18 @@ impl Knowledge {
     }
 
     /// Overwrites every cell of the 11×11 window with what the observation shows (§13.5).
+    ///
+    /// Only kind and alignment are compared cell by cell. The last-seen step and the extractor
+    /// units are read back only for junctions and extractors (`stale_junction`,
+    /// `usable_extractor`), so they are written for the known ones inside the window after the
+    /// scan: the same values the whole window's rewrite gave those cells.
     pub fn update(&mut self, o: &Observation) {
         if self.rows != o.map_rows || self.cols != o.map_cols || self.kind.is_empty() {
             self.reset(o.map_rows, o.map_cols);
         }
         // Stamps start at 1 so that a never-marked cell (0) is never "an agent here".
         self.stamp = o.step + 1;
+        self.agents.clear();
         let (s, stamp) = (o.step, self.stamp);
         let (rows, cols) = (i32::from(self.rows), i32::from(self.cols));
         let (pr, pc) = (i32::from(o.pos.0), i32::from(o.pos.1));
@@ -165,41 +218,65 @@ impl Knowledge {
         }
         let mut changed = [(0u8, 0u8); VIEW * VIEW];
         let mut n_changed = 0;
+        let width = cols as usize;
+        let c0 = (pc - radius + j0 as i32) as usize;
         for i in 0..VIEW {
             let r = pr - radius + i as i32;
             if r < 0 || r >= rows {
                 continue;
             }
-            let base = r as usize * cols as usize + (pc - radius + j0 as i32) as usize;
+            let base = r as usize * width + c0;
             let range = base..base + (j1 - j0);
-            let kind = &self.kind[range.clone()];
-            let align = &self.align[range.clone()];
-            let units = &mut self.units[range.clone()];
-            let seen = &mut self.seen[range.clone()];
-            let mark = &mut self.agent_mark[range];
-            for (jj, cell) in o.cells[i][j0..j1].iter().enumerate() {
-                let k = if cell.kind == Kind::OutOfBounds as u8 { WALL } else { cell.kind };
-                // Most cells look as they did last time: only a change of kind or alignment can
-                // add a building to a list or move a source in or out of F and K.
-                if kind[jj] != k || align[jj] != cell.align {
-                    changed[n_changed] = (i as u8, (j0 + jj) as u8);
-                    n_changed += 1;
+            let row = &o.cells[i][j0..j1];
+            let (kind, align) = (&self.kind[range.clone()], &self.align[range.clone()]);
+            // In-grid cells are never out_of_bounds, so the kind is compared as it comes. Most
+            // cells look as they did last time (only a change of kind or alignment can add a
+            // building to a list or move a source in or out of F and K), and most rows show no
+            // agent: a branch-free pass over the row says whether either needs a cell-wise look.
+            let (differs, agents) = match (<&[Cell; VIEW]>::try_from(row), <&[u8; VIEW]>::try_from(kind)) {
+                (Ok(row), Ok(kind)) => scan(row, kind, align.try_into().expect("a full row")),
+                _ => scan(row, kind, align),
+            };
+            if differs {
+                for (jj, ((cell, &k), &a)) in row.iter().zip(kind).zip(align).enumerate() {
+                    if k != cell.kind || a != cell.align {
+                        changed[n_changed] = (i as u8, (j0 + jj) as u8);
+                        n_changed += 1;
+                    }
                 }
-                units[jj] = cell.amount;
-                seen[jj] = s;
-                if cell.agent {
-                    mark[jj] = stamp;
+            }
+            if agents {
+                let framed = (r as usize + 1) * (width + 2) + c0 + 1;
+                for (jj, (m, cell)) in self.agent_mark[range].iter_mut().zip(row).enumerate() {
+                    if cell.agent {
+                        *m = stamp;
+                        self.agents.push((framed + jj) as u32);
+                    }
                 }
             }
         }
         // The agent's own cell shows itself: not "another agent".
         let own = self.idx(o.pos);
         self.agent_mark[own] = 0;
+        let own = self.framed(o.pos) as u32;
+        self.agents.retain(|&a| a != own);
         for &(i, j) in &changed[..n_changed] {
             let cell = &o.cells[i as usize][j as usize];
             let p = ((pr - radius + i32::from(i)) as u16, (pc - radius + i32::from(j)) as u16);
-            let k = if cell.kind == Kind::OutOfBounds as u8 { WALL } else { cell.kind };
-            self.learn(p, self.idx(p), k, cell.align);
+            self.learn(p, self.idx(p), cell.kind, cell.align);
+        }
+        let near =
+            |p: (u16, u16)| p.0.abs_diff(o.pos.0) <= VIEW_RADIUS as u16 && p.1.abs_diff(o.pos.1) <= VIEW_RADIUS as u16;
+        for &p in &self.junctions {
+            if near(p) {
+                self.seen[p.0 as usize * width + p.1 as usize] = s;
+            }
+        }
+        for &p in &self.extractors {
+            if near(p) {
+                let cell = &o.cells[usize::from(p.0 + 5 - o.pos.0)][usize::from(p.1 + 5 - o.pos.1)];
+                self.units[p.0 as usize * width + p.1 as usize] = cell.amount;
+            }
         }
     }
 
@@ -221,6 +298,12 @@ impl Knowledge {
         }
         self.kind[idx] = kind;
         self.align[idx] = align;
+        let framed = self.framed(p);
+        self.pass[framed] = match kind {
+            FREE => PASS_FREE,
+            UNKNOWN => PASS_UNKNOWN,
+            _ => 0,
+        };
         let (is_f, is_k) = (self.is_f(idx), self.is_k(idx));
         if is_f != was_f {
             self.cover(p, true, if is_f { 1 } else { -1 });
@@ -262,14 +345,9 @@ impl Knowledge {
 
     /// Whether p is a frontier: free with an unknown in-grid 4-neighbour.
     pub fn is_frontier(&self, p: (u16, u16)) -> bool {
-        if !self.is_free(p) {
-            return false;
-        }
-        let (r, c) = p;
-        (r > 0 && self.kind[self.idx((r - 1, c))] == UNKNOWN)
-            || (r + 1 < self.rows && self.kind[self.idx((r + 1, c))] == UNKNOWN)
-            || (c > 0 && self.kind[self.idx((r, c - 1))] == UNKNOWN)
-            || (c + 1 < self.cols && self.kind[self.idx((r, c + 1))] == UNKNOWN)
+        let (j, w) = (self.framed(p), self.framed_width());
+        // The frame holds 0: cells outside the grid are never unknown.
+        self.pass[j] == PASS_FREE && [j - w, j + w, j - 1, j + 1].iter().any(|&i| self.pass[i] == PASS_UNKNOWN)
     }
 
     /// Whether a usable extractor (last seen with units > 0) stands at p.
@@ -282,4 +360,17 @@ impl Knowledge {
     pub fn clips_within(&self, p: (u16, u16), d: u16) -> bool {
         self.junctions_with(obs_align::CLIPS).any(|k| cheb(k, p) <= d)
     }
+}
+
+/// Whether any cell of a window row differs in kind or alignment from the knowledge, and
+/// whether any shows an agent, without a branch per cell (full rows come as arrays, so the
+/// loop is unrolled).
+#[inline(always)]
+fn scan<R: AsRef<[Cell]> + ?Sized, K: AsRef<[u8]> + ?Sized>(row: &R, kind: &K, align: &K) -> (bool, bool) {
+    let (mut differs, mut agents) = (0u8, false);
+    for ((cell, &k), &a) in row.as_ref().iter().zip(kind.as_ref()).zip(align.as_ref()) {
+        differs |= (k ^ cell.kind) | (a ^ cell.align);
+        agents |= cell.agent;
+    }
+    (differs != 0, agents)
 }

@@ -5,7 +5,7 @@
 use crate::games::cogsguard::types::action;
 use crate::seeding::Stream;
 
-use super::knowledge::{Knowledge, FREE, UNKNOWN};
+use super::knowledge::{Knowledge, PASS_FREE, PASS_UNKNOWN};
 
 /// What a path leads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,11 +32,6 @@ pub enum NavStep {
     /// No path in any tier.
     NoPath,
 }
-
-const NSWE: [(i32, i32, u8); 4] =
-    [(-1, 0, action::MOVE_NORTH), (1, 0, action::MOVE_SOUTH), (0, -1, action::MOVE_WEST), (0, 1, action::MOVE_EAST)];
-/// Clockwise from north: N, E, S, W.
-const CLOCKWISE: [(i32, i32); 4] = [(-1, 0), (0, 1), (1, 0), (0, -1)];
 
 /// The move action from a to an adjacent b.
 pub fn dir_to(a: (u16, u16), b: (u16, u16)) -> u8 {
@@ -76,7 +71,7 @@ pub struct Nav {
 }
 
 impl Nav {
-    /// Clears per-episode state and sizes the buffers for `n` cells.
+    /// Clears per-episode state and sizes the buffers for `n` cells (of the framed grid).
     pub fn reset(&mut self, n: usize) {
         self.mark.clear();
         self.mark.resize(n, 0);
@@ -114,14 +109,14 @@ impl Nav {
     }
 
     /// Starts a breadth-first search from `pos`: a new generation, `pos` marked, the queue
-    /// holding only `pos`. Returns the generation and `pos`'s cell index.
+    /// holding only `pos`. Returns the generation and `pos`'s framed index (searches run on the
+    /// framed grid of [`Knowledge::pass_at`]: no bounds test per neighbour).
     fn bfs_start(&mut self, k: &Knowledge, pos: (u16, u16)) -> (u32, usize) {
         let g = self.new_gen();
         self.queue.clear();
-        let start = k.idx(pos);
+        let start = k.framed(pos);
         self.mark[start] = g;
-        // Queue entries pack (row << 16 | col): no division per popped cell.
-        self.queue.push(u32::from(pos.0) << 16 | u32::from(pos.1));
+        self.queue.push(start as u32);
         (g, start)
     }
 
@@ -153,42 +148,54 @@ impl Nav {
     /// One BFS tier: 1 free avoiding agents, 2 free/unknown avoiding agents, 3 free/unknown.
     /// Fills the path (first step first) and returns whether a target was reached.
     fn bfs(&mut self, k: &Knowledge, pos: (u16, u16), target: Target, tier: u8) -> bool {
+        // One search loop per target kind, so the target test is a comparison, not a match.
+        match target {
+            Target::Cell(c) => {
+                let t = k.framed(c);
+                self.bfs_to(k, pos, tier, |j| j == t)
+            }
+            Target::Object(o) => {
+                // The cells at Manhattan distance 1 of o (outside ones are never entered).
+                let (t, w) = (k.framed(o), k.framed_width());
+                self.bfs_to(k, pos, tier, |j| j == t - w || j == t + w || j == t - 1 || j == t + 1)
+            }
+            Target::Safe => self.bfs_to(k, pos, tier, |j| k.safe(k.unframed(j))),
+        }
+    }
+
+    /// The search of [`Nav::bfs`], neighbours in N, S, W, E order, each cell tested for the
+    /// target when it is first reached.
+    fn bfs_to(&mut self, k: &Knowledge, pos: (u16, u16), tier: u8, is_target: impl Fn(usize) -> bool) -> bool {
         let (g, start) = self.bfs_start(k, pos);
-        let (rows, cols) = (k.rows, k.cols as usize);
+        let w = k.framed_width();
+        let enter = if tier > 1 { PASS_FREE | PASS_UNKNOWN } else { PASS_FREE };
+        if tier < 3 {
+            // Cells holding a visible agent count as visited: never entered.
+            for &a in k.agents() {
+                self.mark[a as usize] = g;
+            }
+        }
         let mut head = 0;
-        while head < self.queue.len() {
-            let packed = self.queue[head];
+        while let Some(&i) = self.queue.get(head) {
             head += 1;
-            let (r, c) = ((packed >> 16) as u16, (packed & 0xffff) as u16);
-            let i = r as usize * cols + c as usize;
-            for &(dr, dc, _) in &NSWE {
-                let (qr, qc) = (r.wrapping_add_signed(dr as i16), c.wrapping_add_signed(dc as i16));
-                if qr >= rows || qc as usize >= cols {
-                    continue; // wrapping turns −1 into 65535, caught here too
-                }
-                let j = qr as usize * cols + qc as usize;
-                if self.mark[j] == g {
-                    continue;
-                }
-                let kind = k.kind[j];
-                let ok = kind == FREE || (tier > 1 && kind == UNKNOWN);
-                if !ok || (tier < 3 && k.agent_at_index(j)) {
+            let i = i as usize;
+            for j in [i - w, i + w, i - 1, i + 1] {
+                if self.mark[j] == g || k.pass_at(j) & enter == 0 {
                     continue;
                 }
                 self.mark[j] = g;
                 self.parent[j] = i as u32;
-                let q = (qr, qc);
-                if Self::is_target(k, q, target) {
+                if is_target(j) {
                     self.path.clear();
                     let mut at = j;
                     while at != start {
-                        self.path.push(((at / cols) as u16, (at % cols) as u16));
+                        self.path.push(k.unframed(at));
                         at = self.parent[at] as usize;
                     }
                     self.path.reverse();
                     return true;
                 }
-                self.queue.push(u32::from(qr) << 16 | u32::from(qc));
+                self.queue.push(j as u32);
             }
         }
         false
@@ -257,25 +264,25 @@ impl Nav {
         mut eligible: impl FnMut((u16, u16)) -> bool,
     ) -> Option<(u16, u16)> {
         let (g, _) = self.bfs_start(k, pos);
-        let (rows, cols) = (k.rows, k.cols as usize);
+        let w = k.framed_width();
         let mut head = 0;
-        while head < self.queue.len() {
-            let packed = self.queue[head];
+        while let Some(&i) = self.queue.get(head) {
             head += 1;
-            let p = ((packed >> 16) as u16, (packed & 0xffff) as u16);
-            if k.is_frontier(p) && eligible(p) {
-                return Some(p);
+            let i = i as usize;
+            // Clockwise from north: N, E, S, W.
+            let around = [i - w, i + 1, i + w, i - 1];
+            // is_frontier on the framed grid: free with an unknown neighbour (the frame is 0).
+            if k.pass_at(i) == PASS_FREE && around.iter().any(|&j| k.pass_at(j) == PASS_UNKNOWN) {
+                let p = k.unframed(i);
+                if eligible(p) {
+                    return Some(p);
+                }
             }
             for t in 0..4 {
-                let (dr, dc) = CLOCKWISE[(first + t) % 4];
-                let (qr, qc) = (p.0.wrapping_add_signed(dr as i16), p.1.wrapping_add_signed(dc as i16));
-                if qr >= rows || qc as usize >= cols {
-                    continue;
-                }
-                let j = qr as usize * cols + qc as usize;
-                if self.mark[j] != g && k.kind[j] == FREE {
+                let j = around[(first + t) % 4];
+                if self.mark[j] != g && k.pass_at(j) == PASS_FREE {
                     self.mark[j] = g;
-                    self.queue.push(u32::from(qr) << 16 | u32::from(qc));
+                    self.queue.push(j as u32);
                 }
             }
         }

@@ -32,7 +32,7 @@ impl Pinky {
         if self.know.rows != o.map_rows || self.know.cols != o.map_cols || self.know.kind.is_empty() {
             let n = o.map_rows as usize * o.map_cols as usize;
             self.know.reset(o.map_rows, o.map_cols);
-            self.nav.reset(n);
+            self.nav.reset((o.map_rows as usize + 2) * (o.map_cols as usize + 2));
             self.avoid.clear();
             self.avoid.resize(n, 0);
         }

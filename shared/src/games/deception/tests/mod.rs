@@ -14,6 +14,7 @@ mod llm;
 mod prepare;
 mod properties;
 mod record_stats;
+mod typed_stats;
 mod validation;
 mod voting;
 mod win_rates;

@@ -1,0 +1,143 @@
+//! The record's stats (§11) as a typed struct: what `record.rs` fills per episode.
+//!
+//! The fields serialize, in [`super::record::STAT_KEYS`] order, to exactly the JSON object the
+//! spec lists, in MessagePack and JSON alike (`tests/typed_stats.rs` compares them with the
+//! equivalent map, byte for byte). As a map of `serde_json` values, with its keys hashed and its
+//! small maps and strings allocated one by one, the record was about a quarter of a heuristic
+//! episode.
+
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Serialize, Serializer};
+
+use super::agent::{AgentId, MAX_AGENTS};
+use super::rules::RuleViolation;
+use crate::llm::LlmStats;
+use crate::stats::{self, StatsMap, TypedStats};
+
+/// One `&'static str` per seat (the roles), held inline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Names {
+    len: u8,
+    names: [&'static str; MAX_AGENTS],
+}
+
+impl Names {
+    /// `f(seat)` for each of `n` seats (at most [`MAX_AGENTS`]).
+    pub fn from_fn(n: usize, f: impl Fn(usize) -> &'static str) -> Names {
+        let mut names = [""; MAX_AGENTS];
+        for (seat, v) in names.iter_mut().enumerate().take(n) {
+            *v = f(seat);
+        }
+        Names { len: n.min(MAX_AGENTS) as u8, names }
+    }
+
+    /// The names in seat order.
+    pub fn as_slice(&self) -> &[&'static str] {
+        &self.names[..usize::from(self.len)]
+    }
+}
+
+impl Serialize for Names {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.as_slice().len()))?;
+        for v in self.as_slice() {
+            seq.serialize_element(v)?;
+        }
+        seq.end()
+    }
+}
+
+/// An agent id, written as its name (`agent_3`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AgentName(pub AgentId);
+
+impl Serialize for AgentName {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
+    }
+}
+
+/// One ejection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Ejection {
+    /// Tick of the vote.
+    pub tick: u32,
+    /// Who was ejected.
+    pub agent: AgentName,
+    /// Their role.
+    pub role: &'static str,
+    /// Votes against them.
+    pub votes: u32,
+}
+
+/// Invalid actions per violation kind; serialized as an object of the kinds that occurred.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ByKind(pub [u64; RuleViolation::KINDS.len()]);
+
+impl Serialize for ByKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let occurred = || RuleViolation::KINDS.iter().zip(self.0).filter(|(_, n)| *n > 0);
+        let mut map = serializer.serialize_map(Some(occurred().count()))?;
+        for (kind, n) in occurred() {
+            map.serialize_entry(kind, &n)?;
+        }
+        map.end()
+    }
+}
+
+/// `llm` stats of the `llm` seats, as an object keyed by seat.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LlmBySeat(pub Vec<(usize, LlmStats)>);
+
+impl Serialize for LlmBySeat {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (seat, stats) in &self.0 {
+            map.serialize_entry(&seat.to_string(), stats)?;
+        }
+        map.end()
+    }
+}
+
+/// The §11 stats of one episode, field names and order as the record lists them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DeceptionStats {
+    /// Why the game ended.
+    pub reason: &'static str,
+    /// Each seat's role.
+    pub roles: Names,
+    /// Every ejection, in order.
+    pub ejections: Vec<Ejection>,
+    /// Crewmates ejected.
+    pub crewmates_ejected: u64,
+    /// Imposters ejected.
+    pub imposters_ejected: u64,
+    /// Votes that ejected nobody.
+    pub no_ejection_ticks: u64,
+    /// Share of crewmate ballots against an imposter; null without any (or not finite, as
+    /// a JSON number cannot be).
+    pub vote_accuracy: Option<f64>,
+    /// Share of imposters never ejected (null if not finite).
+    pub imposter_survival: Option<f64>,
+    /// Discussion messages.
+    pub discussion_turns: u64,
+    /// Vote proposals among them.
+    pub votes_proposed: u64,
+    /// Per seat.
+    pub invalid_actions: Vec<u64>,
+    /// Per violation kind.
+    pub invalid_by_kind: ByKind,
+    /// By `llm` seat.
+    pub llm: LlmBySeat,
+}
+
+/// The record carries these as its stats without knowing the game (`crate::stats`).
+impl TypedStats for DeceptionStats {
+    fn to_map(&self) -> StatsMap {
+        stats::map_of(self)
+    }
+
+    fn write_msgpack(&self, out: &mut Vec<u8>) {
+        stats::write_msgpack_of(self, out);
+    }
+}
