@@ -15,6 +15,9 @@ use simfleet::GameKind;
 
 use crate::table::{self, Align};
 
+mod scan;
+pub use scan::SummaryScan;
+
 /// Running figures of one cell.
 #[derive(Clone, Debug, Default)]
 pub struct CellStats {
