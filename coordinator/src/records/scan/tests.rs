@@ -48,7 +48,7 @@ fn results() -> Vec<JobResult> {
     }
     let deception = results.iter_mut().find(|r| r.game == "deception").unwrap();
     for (i, rec) in deception.records.iter_mut().enumerate().filter(|(i, _)| i % 3 == 0) {
-        let mut map = std::mem::replace(&mut rec.stats, Stats::from(Default::default())).into_map();
+        let mut map = std::mem::replace(&mut rec.stats, Stats::from(simfleet::protocol::StatsMap::new())).into_map();
         map.insert("llm".into(), json!({"1": {"prompt_tokens": 100 + i, "completion_tokens": 7}}));
         rec.stats = Stats::from(map);
     }
