@@ -115,7 +115,7 @@ fn scan_blocks<A: Accumulate>(
 ) -> Result<(A, bool), ScanError> {
     let (to_workers, blocks) = mpsc::sync_channel::<Block>(threads);
     let blocks = Mutex::new(blocks);
-    let (to_main, outcomes) = mpsc::channel::<(usize, Outcome<A>)>();
+    let (to_main, outcomes) = mpsc::channel::<(usize, Outcome<A>, Vec<u8>)>();
     std::thread::scope(|s| {
         for _ in 0..threads {
             let to_main = to_main.clone();
@@ -125,7 +125,7 @@ fn scan_blocks<A: Accumulate>(
                 let Ok(b) = next else { return };
                 let mut acc = A::default();
                 let outcome = decoder.decode(&b.bytes, b.last, need, &mut acc).map(|d| (acc, d));
-                if to_main.send((b.index, outcome)).is_err() {
+                if to_main.send((b.index, outcome, b.bytes)).is_err() {
                     return;
                 }
             });
@@ -134,20 +134,32 @@ fn scan_blocks<A: Accumulate>(
         let mut merger = Merger::<A>::default();
         let mut cutter = Cutter::new(decoder);
         let mut index = 0;
+        // Block buffers come back from the workers and are filled again: no fresh pages (and
+        // their faults) per block.
+        let mut free: Vec<Vec<u8>> = Vec::new();
         let read = (|| -> Result<(), ScanError> {
+            let mut buf = Vec::new();
             loop {
-                let eof = fill(file, &mut carry, block).map_err(ScanError::Io)?;
-                let cut = if eof { Some(carry.len()) } else { cutter.cut(&carry) };
+                if buf.is_empty() {
+                    buf = free.pop().unwrap_or_default();
+                    buf.clear();
+                    buf.extend_from_slice(&carry);
+                    carry.clear();
+                }
+                let eof = fill(file, &mut buf, block).map_err(ScanError::Io)?;
+                let cut = if eof { Some(buf.len()) } else { cutter.cut(&buf) };
                 let Some(cut) = cut else { continue }; // one record longer than a block: read on
-                let rest = carry.split_off(cut);
-                let bytes = std::mem::replace(&mut carry, rest);
-                if !bytes.is_empty() || eof {
+                carry.extend_from_slice(&buf[cut..]);
+                buf.truncate(cut);
+                if !buf.is_empty() || eof {
+                    let bytes = std::mem::take(&mut buf);
                     if to_workers.send(Block { index, bytes, last: eof }).is_err() {
                         return Ok(()); // the workers are gone: the merger reports why
                     }
                     index += 1;
                 }
-                while let Ok((i, outcome)) = outcomes.try_recv() {
+                while let Ok((i, outcome, bytes)) = outcomes.try_recv() {
+                    free.push(bytes);
                     merger.take(i, outcome)?;
                 }
                 if eof {
@@ -157,7 +169,7 @@ fn scan_blocks<A: Accumulate>(
         })();
         drop(to_workers);
         read?;
-        for (i, outcome) in outcomes.iter() {
+        for (i, outcome, _) in outcomes.iter() {
             merger.take(i, outcome)?;
         }
         Ok((merger.total, merger.partial))
@@ -166,17 +178,8 @@ fn scan_blocks<A: Accumulate>(
 
 /// Reads until `buf` holds `block` more bytes than it did, or the file ends (`true`).
 fn fill(file: &mut File, buf: &mut Vec<u8>, block: usize) -> io::Result<bool> {
-    let want = buf.len() + block;
-    while buf.len() < want {
-        let start = buf.len();
-        buf.resize(want, 0);
-        let n = file.read(&mut buf[start..])?;
-        buf.truncate(start + n);
-        if n == 0 {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+    let n = file.by_ref().take(block as u64).read_to_end(buf)?;
+    Ok(n < block)
 }
 
 /// Finds where the last whole record of a block ends.

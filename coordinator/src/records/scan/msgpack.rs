@@ -49,6 +49,11 @@ impl<'a> Cursor<'a> {
     }
 
     fn str(&mut self) -> R<&'a str> {
+        std::str::from_utf8(self.key()?).map_err(|e| Bad::Invalid(e.to_string()))
+    }
+
+    /// A string's bytes, not checked for UTF-8: keys are only compared with ours.
+    fn key(&mut self) -> R<&'a [u8]> {
         let n = match self.byte()? {
             m @ 0xa0..=0xbf => usize::from(m & 0x1f),
             0xd9 => self.be(1)? as usize,
@@ -56,7 +61,7 @@ impl<'a> Cursor<'a> {
             0xdb => self.be(4)? as usize,
             m => return Err(Bad::Invalid(format!("expected a string, found marker {m:#04x}"))),
         };
-        std::str::from_utf8(self.take(n)?).map_err(|e| Bad::Invalid(e.to_string()))
+        self.take(n)
     }
 
     /// An integer of any encoding.
@@ -185,46 +190,45 @@ fn record<A: Accumulate>(c: &mut Cursor<'_>, need: Need, acc: &mut A) -> R<()> {
     let mut llm: Option<Value> = None;
     let mut seen = 0u8;
     for _ in 0..c.map_len()? {
-        let key = c.str()?;
-        let bit = match key {
-            "game" => {
+        let bit = match c.key()? {
+            b"game" => {
                 row.game = c.str()?;
                 1
             }
-            "engine_version" => {
+            b"engine_version" => {
                 row.engine_version = c.str()?;
                 2
             }
-            "scenario" => {
+            b"scenario" => {
                 row.scenario = c.str()?;
                 4
             }
-            "policy_set" => {
+            b"policy_set" => {
                 row.policy_set = c.str()?;
                 8
             }
-            "outcome" => {
+            b"outcome" => {
                 row.outcome = c.str()?;
                 16
             }
-            "seed" => {
+            b"seed" => {
                 row.seed = c.uint()?;
                 32
             }
-            "length" => {
+            b"length" => {
                 row.length = u32::try_from(c.uint()?).map_err(|e| Bad::Invalid(format!("length: {e}")))?;
                 64
             }
-            "team_reward" => {
+            b"team_reward" => {
                 row.team_reward = c.f64()?;
                 128
             }
-            "stats" if need.llm => {
+            b"stats" if need.llm => {
                 for _ in 0..c.map_len()? {
-                    let key = c.str()?;
+                    let key = c.key()?;
                     let value = c.pos;
                     c.skip()?;
-                    if key == "llm" {
+                    if key == b"llm" {
                         let v = rmp_serde::from_slice(&c.buf[value..c.pos]).map_err(|e| Bad::Invalid(e.to_string()))?;
                         llm = Some(v);
                     }
