@@ -33,6 +33,9 @@ struct Columns {
     llm: Option<(usize, bool)>,
 }
 
+/// A row group's accumulator, or (row in the file, message).
+type GroupResult<A> = Result<A, (u64, String)>;
+
 const GAME: usize = 0;
 const ENGINE_VERSION: usize = 1;
 const SCENARIO: usize = 2;
@@ -84,7 +87,7 @@ pub(super) fn scan<A: Accumulate>(path: &Path, need: Need, threads: usize) -> Re
         rows += meta.row_group(g).num_rows() as u64;
     }
     let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Result<A, (u64, String)>>>> = Mutex::new((0..groups).map(|_| None).collect());
+    let done: Mutex<Vec<Option<GroupResult<A>>>> = Mutex::new((0..groups).map(|_| None).collect());
     std::thread::scope(|s| {
         for _ in 0..threads.min(groups.max(1)) {
             s.spawn(|| {
