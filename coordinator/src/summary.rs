@@ -45,6 +45,14 @@ impl CellStats {
         }
     }
 
+    /// [`CellStats::add`] of an outcome counted before, by its index in `outcomes`.
+    fn add_known(&mut self, seed: u64, team_reward: f64, length: u32, outcome: usize) {
+        self.episodes += 1;
+        self.team_reward.add(team_reward, seed);
+        self.length_sum += f64::from(length);
+        self.outcomes[outcome] += 1;
+    }
+
     /// Adds the figures of `other` (Chan et al.'s pairwise update of the mean and M2).
     fn merge(&mut self, other: &CellStats) {
         if other.episodes == 0 {

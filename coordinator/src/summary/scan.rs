@@ -14,6 +14,9 @@ pub struct SummaryScan {
     /// The cell of the previous row and its key: consecutive rows are mostly of one cell, so a
     /// row costs a comparison (of dictionary indices where the reader has them), not a lookup.
     last: Option<Last>,
+    /// (cell, outcome key, index in the cell's outcomes) of the outcomes met with a key: a
+    /// row's outcome is then counted without hashing its label.
+    outcomes: Vec<(usize, u32, usize)>,
 }
 
 #[derive(Debug, Default)]
@@ -84,7 +87,17 @@ impl Accumulate for SummaryScan {
         match self.cell_of(row) {
             Ok(cell) => {
                 let c = &mut self.summary.cells[cell];
-                c.add(row.seed, row.team_reward, row.length, row.outcome);
+                let known = row.outcome_key.and_then(|k| self.outcomes.iter().find(|o| o.0 == cell && o.1 == k));
+                match (known, row.outcome_key) {
+                    (Some(&(_, _, index)), _) => c.add_known(row.seed, row.team_reward, row.length, index),
+                    (None, key) => {
+                        c.add(row.seed, row.team_reward, row.length, row.outcome);
+                        if let Some(k) = key {
+                            let index = c.outcomes.get_index_of(row.outcome).expect("just counted");
+                            self.outcomes.push((cell, k, index));
+                        }
+                    }
+                }
                 if let Some(t) = llm_tokens(row.llm) {
                     c.llm_episodes += 1;
                     c.tokens += t;
@@ -95,6 +108,9 @@ impl Accumulate for SummaryScan {
     }
 
     fn merge(&mut self, later: SummaryScan) {
+        // The keys of `later`'s rows need not be this accumulator's.
+        self.last = None;
+        self.outcomes.clear();
         if self.error.is_some() {
             return;
         }

@@ -281,6 +281,7 @@ fn row_at_a_time<A: Accumulate>(path: &Path, need: Need) -> Result<(A, bool), Im
             team_reward: row.team_reward,
             llm: if need.llm { row.stats.get("llm") } else { None },
             key: None,
+            outcome_key: None,
         })
     })?;
     Ok((acc, cut.is_some()))

@@ -63,6 +63,7 @@ pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, need: Need, acc: &m
             team_reward: r.team_reward,
             llm: if need.llm { r.stats.llm.as_ref() } else { None },
             key: None,
+            outcome_key: None,
         });
     }
     Ok(Decoded { rows, partial: false })
@@ -170,6 +171,7 @@ pub(super) fn csv<A: Accumulate>(
                 team_reward,
                 llm: llm.as_ref(),
                 key: None,
+                outcome_key: None,
             });
             Ok(())
         };

@@ -56,6 +56,9 @@ pub struct ScanRow<'a> {
     /// consecutive rows only if their (game, engine version, scenario, policy set) are equal;
     /// `None` when the accumulator must compare the strings.
     pub key: Option<u64>,
+    /// Likewise for the outcome (its dictionary index): equal for two rows of one accumulator
+    /// only if their outcomes are equal.
+    pub outcome_key: Option<u32>,
 }
 
 /// The columns a command needs: the scalar ones of [`ScanRow`] always, the `llm` stat on request.

@@ -169,6 +169,7 @@ fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Resul
             team_reward: rewards[i],
             llm,
             key,
+            outcome_key: Some(id(OUTCOME) as u32),
         });
     }
     Ok(acc)
