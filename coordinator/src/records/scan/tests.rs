@@ -177,3 +177,28 @@ fn mixed_engine_versions_are_refused() {
         assert!(e.to_string().contains("mix engine versions of bucket_brigade"), "{}: {e}", path.display());
     }
 }
+
+/// A string holding the bytes every MessagePack record begins with (`0x8e 0xa5 "sweep"`: the
+/// tail of U+E3A5 then "sweep") makes false record boundaries; the blocks cut there do not
+/// decode to their ends, and the file is read row at a time instead, to the same summary.
+#[test]
+fn messagepack_record_bytes_inside_a_value_do_not_cut_a_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = results();
+    for r in results.iter_mut().take(2) {
+        r.policy_set = format!("{}\u{E3A5}sweep", r.policy_set);
+    }
+    let files = write_all(dir.path(), &results);
+    let path = &files[2];
+    let bytes = std::fs::read(path).unwrap();
+    let prefix = super::msgpack::record_prefix(&bytes).unwrap();
+    let starts = memchr::memmem::find_iter(&bytes, prefix).count();
+    let records: usize = results.iter().map(|r| r.records.len()).sum();
+    assert!(starts > records, "the prefix occurs inside values too ({starts} for {records} records)");
+    let want = summarise_rows(&Input::file(path).unwrap()).unwrap();
+    for block in [300, 700, 4096] {
+        let (got, cut) = scanned(path, 3, block);
+        assert!(!cut);
+        assert_same(&format!("{block}-byte blocks"), &got, &want);
+    }
+}
