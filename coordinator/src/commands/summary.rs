@@ -50,7 +50,7 @@ pub fn summarise(input: &Input) -> anyhow::Result<Summary> {
     if input.is_cells() {
         return cell_table::summary_of(&input.read_cells()?);
     }
-    let (scan, cut) = scan::scan::<SummaryScan>(input, Need { llm: true }, scan::threads())?;
+    let (scan, cut) = scan::scan::<SummaryScan>(input, Need { llm: true, ..Need::default() }, scan::threads())?;
     let summary = scan.finish()?;
     Input::warn_partial(&cut);
     Ok(summary)

@@ -271,6 +271,7 @@ fn row_at_a_time<A: Accumulate>(path: &Path, need: Need) -> Result<(A, bool), Im
     let mut acc = A::default();
     let cut = reader::for_each_row(path, |_, row| {
         acc.add(&ScanRow {
+            sweep: &row.sweep,
             game: &row.game,
             engine_version: &row.engine_version,
             scenario: &row.scenario,

@@ -16,6 +16,8 @@ use super::{Accumulate, Need, ScanRow};
 #[derive(Deserialize)]
 struct JsonRow<'a> {
     #[serde(borrow)]
+    sweep: Cow<'a, str>,
+    #[serde(borrow)]
     game: Cow<'a, str>,
     #[serde(borrow)]
     engine_version: Cow<'a, str>,
@@ -53,6 +55,7 @@ pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, need: Need, acc: &m
         rows += 1;
         let r: JsonRow<'_> = serde_json::from_slice(line).map_err(|e| BlockError::Row(rows, e.to_string()))?;
         acc.add(&ScanRow {
+            sweep: &r.sweep,
             game: &r.game,
             engine_version: &r.engine_version,
             scenario: &r.scenario,
@@ -72,6 +75,7 @@ pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, need: Need, acc: &m
 /// Where the needed columns are in a CSV file's records.
 #[derive(Clone, Debug)]
 pub(super) struct CsvColumns {
+    sweep: usize,
     game: usize,
     engine_version: usize,
     scenario: usize,
@@ -108,6 +112,7 @@ pub(super) fn csv_header(file: &mut File) -> io::Result<(CsvColumns, Vec<u8>)> {
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("the CSV header has no column {name}")))
     };
     let columns = CsvColumns {
+        sweep: find("sweep")?,
         game: find("game")?,
         engine_version: find("engine_version")?,
         scenario: find("scenario")?,
@@ -161,6 +166,7 @@ pub(super) fn csv<A: Accumulate>(
                 _ => None,
             };
             acc.add(&ScanRow {
+                sweep: text(columns.sweep)?,
                 game: text(columns.game)?,
                 engine_version: text(columns.engine_version)?,
                 scenario: text(columns.scenario)?,

@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+pub use chunks::BLOCK;
+
 use super::error::ImportError;
 use super::format::Format;
 use super::input::Input;
@@ -34,6 +36,8 @@ use super::input::Input;
 /// the others keep their defaults (empty, zero).
 #[derive(Clone, Debug, Default)]
 pub struct ScanRow<'a> {
+    /// Sweep id, where needed ([`Need::sweep`]; the line formats always read it).
+    pub sweep: &'a str,
     /// Game id.
     pub game: &'a str,
     /// Engine version.
@@ -61,9 +65,12 @@ pub struct ScanRow<'a> {
     pub outcome_key: Option<u32>,
 }
 
-/// The columns a command needs: the scalar ones of [`ScanRow`] always, the `llm` stat on request.
+/// The columns a command needs: the scalar ones of [`ScanRow`] always, the sweep id and the
+/// `llm` stat on request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Need {
+    /// Read the sweep id (`sweep`): a Parquet file then decodes one more column.
+    pub sweep: bool,
     /// Read the `llm` stat (`stats.llm`).
     pub llm: bool,
 }
@@ -85,10 +92,21 @@ pub fn threads() -> usize {
 /// `threads` threads. A partial trailing record of a file is skipped, and the files that had
 /// one are returned, as [`Input::for_each_row`] does.
 pub fn scan<A: Accumulate>(input: &Input, need: Need, threads: usize) -> Result<(A, Vec<PathBuf>), ImportError> {
+    scan_blocks(input, need, threads, chunks::BLOCK)
+}
+
+/// [`scan`] with the line formats cut into blocks of `block` bytes (small in tests of other
+/// modules' accumulators, to merge many blocks).
+pub(crate) fn scan_blocks<A: Accumulate>(
+    input: &Input,
+    need: Need,
+    threads: usize,
+    block: usize,
+) -> Result<(A, Vec<PathBuf>), ImportError> {
     let mut total = A::default();
     let mut cut = Vec::new();
     for file in input.files() {
-        let (acc, partial) = scan_file::<A>(file, need, threads.max(1), chunks::BLOCK)?;
+        let (acc, partial) = scan_file::<A>(file, need, threads.max(1), block)?;
         total.merge(acc);
         if partial {
             cut.push(file.clone());

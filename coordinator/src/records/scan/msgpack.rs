@@ -191,6 +191,10 @@ fn record<A: Accumulate>(c: &mut Cursor<'_>, need: Need, acc: &mut A) -> R<()> {
     let mut seen = 0u8;
     for _ in 0..c.map_len()? {
         let bit = match c.key()? {
+            b"sweep" => {
+                row.sweep = c.str()?;
+                0
+            }
             b"game" => {
                 row.game = c.str()?;
                 1

@@ -26,6 +26,8 @@ use crate::records::parquet::schema::JSON_COLUMNS_KEY;
 /// The positions of the needed columns in the file's schema.
 struct Columns {
     strings: [usize; 5],
+    /// `sweep`, if needed.
+    sweep: Option<usize>,
     seed: usize,
     length: usize,
     team_reward: usize,
@@ -74,6 +76,7 @@ pub(super) fn scan<A: Accumulate>(path: &Path, need: Need, threads: usize) -> Re
         .map(|i| (i, json_text));
     let columns = Columns {
         strings: [find("game")?, find("engine_version")?, find("scenario")?, find("policy_set")?, find("outcome")?],
+        sweep: if need.sweep { Some(find("sweep")?) } else { None },
         seed: find("seed")?,
         length: find("length")?,
         team_reward: find("team_reward")?,
@@ -130,6 +133,13 @@ fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Resul
         })?;
         strings.push(s);
     }
+    let sweep = match columns.sweep {
+        Some(c) => Some(
+            Strings::read(rg.get_column_page_reader(c).map_err(err)?, n)
+                .map_err(|m| (0, format!("column sweep: {m}")))?,
+        ),
+        None => None,
+    };
     let named = |name: &'static str| move |e: parquet::errors::ParquetError| (0, format!("column {name}: {e}"));
     let mut seeds: Vec<i64> = Vec::with_capacity(n);
     get_typed_column_reader::<Int64Type>(rg.get_column_reader(columns.seed).map_err(named("seed"))?)
@@ -159,6 +169,7 @@ fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Resul
         let key = packs.then(|| (0..4).fold(0u64, |k, c| (k << 16) | id(c) as u64));
         let llm = llm.as_ref().and_then(|v| v.get(i)).and_then(Option::as_ref);
         acc.add(&ScanRow {
+            sweep: sweep.as_ref().map_or("", |s| s.dict[s.ids[i] as usize].as_str()),
             game: text(GAME),
             engine_version: text(ENGINE_VERSION),
             scenario: text(SCENARIO),

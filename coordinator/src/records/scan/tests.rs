@@ -107,7 +107,7 @@ fn assert_same(what: &str, got: &Summary, want: &Summary) {
 }
 
 fn scanned(path: &Path, threads: usize, block: usize) -> (Summary, bool) {
-    let (acc, cut) = scan_file::<SummaryScan>(path, Need { llm: true }, threads, block).unwrap();
+    let (acc, cut) = scan_file::<SummaryScan>(path, Need { llm: true, ..Need::default() }, threads, block).unwrap();
     (acc.finish().unwrap(), cut)
 }
 
@@ -161,7 +161,7 @@ fn a_broken_row_is_reported_with_its_number() {
     let mut lines: Vec<&str> = text.lines().collect();
     lines[300] = "{\"game\": 1}";
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
-    let e = scan_file::<SummaryScan>(&path, Need { llm: true }, 3, 900).unwrap_err();
+    let e = scan_file::<SummaryScan>(&path, Need { llm: true, ..Need::default() }, 3, 900).unwrap_err();
     assert!(e.to_string().contains("row 301 does not parse"), "{e}");
 }
 
@@ -172,7 +172,7 @@ fn mixed_engine_versions_are_refused() {
     results[3].engine_version = "0.0.1+other-rules".into();
     let files = write_all(dir.path(), &results);
     for path in &files {
-        let (acc, _) = scan_file::<SummaryScan>(path, Need { llm: true }, 3, 700).unwrap();
+        let (acc, _) = scan_file::<SummaryScan>(path, Need { llm: true, ..Need::default() }, 3, 700).unwrap();
         let e = acc.finish().expect_err("two versions of one game");
         assert!(e.to_string().contains("mix engine versions of bucket_brigade"), "{}: {e}", path.display());
     }
