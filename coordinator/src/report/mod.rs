@@ -27,7 +27,7 @@ pub mod scan;
 pub mod svg;
 
 #[cfg(test)]
-mod scan_tests;
+pub(crate) mod scan_tests;
 #[cfg(test)]
 mod tests;
 

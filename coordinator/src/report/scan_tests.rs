@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use simfleet::protocol::{Job, JobResult, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::GameKind;
 
-use super::{render_blocks, render_rows};
+use super::{gather, render_blocks, render_rows};
+use crate::compare::Pairs;
 use crate::rank::Membership;
 use crate::records::parquet::ParquetSink;
 use crate::records::{Input, RecordWriter, RowRef};
@@ -29,7 +30,7 @@ fn job(game: &str, scenario: &str, name: &str, seats: &[&str], start: u64, count
 
 /// All four games; Bucket Brigade as a ranking (teams named as `[[rankings]]` names them, on
 /// shared seeds, in two scenarios, jobs interleaved) beside a hand-written policy set.
-fn results() -> Vec<JobResult> {
+pub(crate) fn results() -> Vec<JobResult> {
     let teams: [(&str, [&str; 4]); 4] = [
         ("team-001 (firefighter + hero + liar + liar)", ["firefighter", "hero", "liar", "liar"]),
         ("team-002 (free_rider + hero + hero + liar)", ["free_rider", "hero", "hero", "liar"]),
@@ -62,7 +63,7 @@ fn results() -> Vec<JobResult> {
 }
 
 /// The results in each format, and a Parquet file of 37-row groups.
-fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
+pub(crate) fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
     let games: Vec<GameKind> =
         ["bucket_brigade", "deception", "trolley", "cogsguard"].map(|g| g.parse().unwrap()).into();
     let mut files = Vec::new();
@@ -94,6 +95,12 @@ fn assert_same_page(path: &Path, baseline: Option<&str>, block: usize) {
     let (got, written) = render_blocks(&input, Membership::default(), baseline, block).unwrap();
     assert!(written.ranked == 1 && written.cells == 4 * 2 + 1 + 2 + 2 + 1, "{}: {written:?}", path.display());
     assert!(want.contains("<h2>Ranking</h2>") && want.contains("class=\"forest\""), "the reference shows it all");
+    // What the page does not show of the pairs (win flags, duplicates) is the reference's too.
+    let (_, pairs) = gather(&input, Membership::default(), block).unwrap();
+    let (pairs, reference) = (pairs.unwrap(), Pairs::read(&input).unwrap());
+    assert_eq!(format!("{:?}", pairs.groups), format!("{:?}", reference.groups), "{}: pairs", path.display());
+    assert_eq!((pairs.episodes, pairs.duplicates), (reference.episodes, reference.duplicates));
+    assert_eq!(format!("{:?}", pairs.partial), format!("{:?}", reference.partial));
     if got != want {
         let at = got.bytes().zip(want.bytes()).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
         let around = |s: &str| s.get(at.saturating_sub(200)..(at + 200).min(s.len())).unwrap_or("").to_string();

@@ -15,6 +15,7 @@
 //! not moved here yet, and as the reference of the equality tests.
 
 mod chunks;
+mod episodes;
 mod lines;
 mod msgpack;
 mod parquet;
@@ -27,6 +28,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 pub use chunks::BLOCK;
+pub use episodes::{Episode, Episodes, Group};
 
 use super::error::ImportError;
 use super::format::Format;
