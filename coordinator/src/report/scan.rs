@@ -85,12 +85,13 @@ impl ReportScan {
 
 type Ranges = IndexMap<(String, String), (Range, Range)>;
 
+/// What [`pairs_and_ranges`] gathers.
+type Replayed = (Pairs, IndexSet<String>, IndexMap<String, String>, Ranges);
+
 /// The pairs (as [`Pairs::add`] of each episode would make them: the first episode of a run
 /// through it, the others straight into its cell), the sweeps and versions first seen, and
 /// each (game, scenario)'s ranges.
-fn pairs_and_ranges(
-    episodes: &Episodes,
-) -> Result<(Pairs, IndexSet<String>, IndexMap<String, String>, Ranges), MixedVersions> {
+fn pairs_and_ranges(episodes: &Episodes) -> Result<Replayed, MixedVersions> {
     let mut pairs = Pairs::default();
     let (mut sweeps, mut versions) = (IndexSet::new(), IndexMap::new());
     let mut ranges: Ranges = IndexMap::new();
