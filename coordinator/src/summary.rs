@@ -15,6 +15,9 @@ use simfleet::GameKind;
 
 use crate::table::{self, Align};
 
+mod scan;
+pub use scan::SummaryScan;
+
 /// Running figures of one cell.
 #[derive(Clone, Debug, Default)]
 pub struct CellStats {
@@ -40,6 +43,14 @@ impl CellStats {
         } else {
             self.outcomes.insert(outcome.to_string(), 1);
         }
+    }
+
+    /// [`CellStats::add`] of an outcome counted before, by its index in `outcomes`.
+    fn add_known(&mut self, seed: u64, team_reward: f64, length: u32, outcome: usize) {
+        self.episodes += 1;
+        self.team_reward.add(team_reward, seed);
+        self.length_sum += f64::from(length);
+        self.outcomes[outcome] += 1;
     }
 
     /// Adds the figures of `other` (Chan et al.'s pairwise update of the mean and M2).

@@ -8,8 +8,9 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::cell_table;
+use crate::records::scan::{self, Need};
 use crate::records::{cells, Input};
-use crate::summary::Summary;
+use crate::summary::{Summary, SummaryScan};
 
 /// Print the summary table of results files (.jsonl, .csv, .msgpack or .parquet; records, or
 /// the cell rows of a sweep that collected summaries): per game, scenario and policy set, the
@@ -44,10 +45,20 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// The summary of every row of `input` (a partial trailing record is skipped, with a warning on
 /// stderr), or of every cell of summary files. `watch` prints it too, when it resumed a file.
+/// Records are read by the parallel reader: only the columns the table needs, on every core.
 pub fn summarise(input: &Input) -> anyhow::Result<Summary> {
     if input.is_cells() {
         return cell_table::summary_of(&input.read_cells()?);
     }
+    let (scan, cut) = scan::scan::<SummaryScan>(input, Need { llm: true, ..Need::default() }, scan::threads())?;
+    let summary = scan.finish()?;
+    Input::warn_partial(&cut);
+    Ok(summary)
+}
+
+/// [`summarise`] row at a time on one thread (the reader before the parallel one): the
+/// reference the parallel reader is tested against.
+pub fn summarise_rows(input: &Input) -> anyhow::Result<Summary> {
     let mut summary = Summary::default();
     let mut mixed = None;
     // Only the columns the table needs: a Parquet file decodes nothing else.

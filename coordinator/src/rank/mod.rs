@@ -31,6 +31,7 @@ use anyhow::{bail, Context};
 use indexmap::IndexMap;
 
 use crate::records::cells::CellRow;
+use crate::records::scan::{self, Episodes, Need};
 use crate::records::{Input, Row};
 use crate::sweep::Sweep;
 pub use model::{Fit, Model, PolicyFit};
@@ -151,6 +152,30 @@ impl Ranker {
         }
     }
 
+    /// Adds consecutive episodes of one (sweep, game, engine version, scenario, policy set),
+    /// given by `head` (whose own seed and reward are not read) and their (seed, team reward):
+    /// what [`Ranker::add`] of each would do, the row's checks and the team's members looked
+    /// up once.
+    pub fn add_run(&mut self, head: &Row, mut episodes: impl ExactSizeIterator<Item = (u64, f64)>) {
+        if !self.admit(&head.sweep, &head.game, &head.engine_version) {
+            return;
+        }
+        let model = self.models.get_mut(&head.game).expect("admitted");
+        if !model.knows_team(&head.policy_set) {
+            let Some((seed, reward)) = episodes.next() else { return };
+            match Ranker::members(&self.membership, &head.game, &head.policy_set) {
+                Some(m) => model.add(&head.policy_set, Some(&m), &head.scenario, seed, reward),
+                None => {
+                    *self.skipped.entry(head.policy_set.clone()).or_default() += 1 + episodes.len() as u64;
+                    return;
+                }
+            }
+        }
+        for (seed, reward) in episodes {
+            model.add(&head.policy_set, None, &head.scenario, seed, reward);
+        }
+    }
+
     /// Adds one cell of a summary file (its team reward's count, sum and squared deviations).
     pub fn add_cell(&mut self, row: &CellRow) {
         if !self.admit(&row.sweep, &row.game, &row.engine_version) {
@@ -179,7 +204,36 @@ impl Ranker {
 }
 
 /// `coordinator rank FILE... [--sweep SWEEP]`: the fitted ranking of every game in `input`.
+/// Records are read once by the parallel reader ([`crate::records::scan`]): the blocks keep
+/// their episodes compactly ([`Episodes`]), replayed in file order into the model, so the fit
+/// is the row-at-a-time one exactly.
 pub fn rank(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
+    rank_with(input, sweep, ridge, |input, ranker| {
+        let need = Need { sweep: true, llm: false };
+        let (episodes, cut) =
+            scan::scan::<Episodes>(input, need, scan::threads()).with_context(|| format!("cannot read {input}"))?;
+        Input::warn_partial(&cut);
+        episodes.for_each_run(|_, head, run| ranker.add_run(head, run.iter().map(|e| (e.seed, e.reward))));
+        Ok(())
+    })
+}
+
+/// [`rank`] reading records row at a time: the reference of the equality tests.
+pub fn rank_rows(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
+    rank_with(input, sweep, ridge, |input, ranker| {
+        let cut = input.for_each_row(|row| ranker.add(&row)).with_context(|| format!("cannot read {input}"))?;
+        Input::warn_partial(&cut);
+        Ok(())
+    })
+}
+
+/// [`rank`] with `read` adding a records file's episodes to the ranker.
+fn rank_with(
+    input: &Input,
+    sweep: Option<&Path>,
+    ridge: f64,
+    read: impl FnOnce(&Input, &mut Ranker) -> anyhow::Result<()>,
+) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
     if !(ridge > 0.0 && ridge.is_finite()) {
         bail!("--ridge must be a positive number (got {ridge})");
     }
@@ -193,8 +247,7 @@ pub fn rank(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(
             ranker.add_cell(&row);
         }
     } else {
-        let cut = input.for_each_row(|row| ranker.add(&row)).with_context(|| format!("cannot read {input}"))?;
-        Input::warn_partial(&cut);
+        read(input, &mut ranker)?;
     }
     let fits = ranker.fit(ridge).map_err(anyhow::Error::msg)?;
     if fits.is_empty() {

@@ -306,3 +306,21 @@ fn roster_names_shorten_team_names_and_rank_tables() {
     let e = Sweep::parse(&bad, "r.toml").unwrap_err();
     assert_eq!(e.field.as_deref(), Some("rankings[0].roster[4]"), "{e}");
 }
+
+/// The parallel reader's ranking against the row-at-a-time one (the reference), in every
+/// format, the line formats in one block and Parquet in small row groups: the same fits, to
+/// the bit, and the same policy sets left out.
+#[test]
+fn every_format_ranks_as_the_row_at_a_time_reader() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = crate::report::scan_tests::write_all(dir.path(), &crate::report::scan_tests::results());
+    for path in &files {
+        let input = crate::records::Input::file(path).unwrap();
+        let (fits, skipped) = rank(&input, None, DEFAULT_RIDGE).unwrap();
+        let (want, want_skipped) = rank_rows(&input, None, DEFAULT_RIDGE).unwrap();
+        assert_eq!(fits.len(), 1, "{}: Bucket Brigade's teams", path.display());
+        assert_eq!(format!("{fits:?}"), format!("{want:?}"), "{}", path.display());
+        assert_eq!(skipped, want_skipped, "{}", path.display());
+        assert_eq!(skipped.get("firefighters <&>"), Some(&50), "the hand-written policy set is left out");
+    }
+}

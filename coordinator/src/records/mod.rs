@@ -21,6 +21,8 @@
 //! 4. [`input`]: [`Input`], the files and directories of shards an analysis command reads as
 //!    one table.
 //!    [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
+//! 5. [`scan`]: the parallel reader of the analysis commands (`summary` so far): only the
+//!    columns a command needs, on every core, into mergeable accumulators.
 //!
 //! A new kind of row belongs in layer 0 beside [`row`], a new reader of the same files in layer
 //! 3 beside [`reader`].
@@ -34,6 +36,7 @@ pub mod parquet;
 pub mod reader;
 pub mod resume;
 pub mod row;
+pub mod scan;
 pub mod writer;
 
 #[cfg(test)]

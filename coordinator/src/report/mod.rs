@@ -4,9 +4,11 @@
 //! intervals, per-cell histograms of team reward and episode length, and the ranking when the
 //! records come from a ranking sweep (or `--sweep` gives the teams).
 //!
-//! The files are read twice: first for the summary, the ranking and the range of each (game,
-//! scenario), then for the histograms, whose bins are shared by every policy set of a scenario.
-//! Memory grows with cells and bins, never with episodes.
+//! A records file is read once, by the parallel results reader ([`scan`]): the summary is
+//! accumulated per block, and the episodes are kept compactly for the ranking, the paired
+//! comparisons and the histograms (whose bins, shared by every policy set of a scenario, need
+//! the range of each (game, scenario) first). [`render_rows`] is the former row-at-a-time
+//! path (three reads), kept as the reference of the equality tests.
 //!
 //! # Layout
 //!
@@ -14,14 +16,18 @@
 //! - [`histogram`]: bins and counts.
 //! - [`svg`]: the charts.
 //! - [`html`]: the page and its sections.
+//! - [`scan`]: the one-pass accumulator.
 
 pub mod forest;
 pub mod glance;
 pub mod heatmap;
 pub mod histogram;
 pub mod html;
+pub mod scan;
 pub mod svg;
 
+#[cfg(test)]
+pub(crate) mod scan_tests;
 #[cfg(test)]
 mod tests;
 
@@ -30,7 +36,9 @@ use std::path::Path;
 use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
 
+use crate::compare::{CompareError, Pairs};
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
+use crate::records::scan::{self as parallel, Need};
 use crate::records::Input;
 use crate::summary::Summary;
 use crate::sweep::Sweep;
@@ -102,8 +110,33 @@ fn collect_cells(input: &Input, membership: Membership) -> anyhow::Result<Collec
     Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
 }
 
-/// Reads `input` (twice) and gathers the page's contents.
+/// Reads `input` once and gathers the page's contents, and the paired comparisons' episodes
+/// (`None` for a summary file).
+fn gather(input: &Input, membership: Membership, block: usize) -> anyhow::Result<(Collected, Option<Pairs>)> {
+    if input.is_cells() {
+        return Ok((collect_cells(input, membership)?, None));
+    }
+    let need = Need { sweep: true, llm: true };
+    let (acc, cut) = parallel::scan_blocks::<scan::ReportScan>(input, need, parallel::threads(), block)
+        .with_context(|| format!("cannot read {input}"))?;
+    Input::warn_partial(&cut);
+    let mut ranker = Ranker::new(membership);
+    let scan::Gathered { summary, sweeps, versions, histograms, mut pairs } = acc.finish(&mut ranker)?;
+    pairs.partial = cut;
+    let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
+    let skipped = ranker.skipped;
+    let collected = Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped };
+    Ok((collected, Some(pairs)))
+}
+
+/// Reads `input` (once) and gathers the page's contents.
 pub fn collect(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
+    Ok(gather(input, membership, parallel::BLOCK)?.0)
+}
+
+/// Reads `input` row at a time (twice) and gathers the page's contents: the former path, the
+/// reference of [`collect`]'s equality tests.
+pub fn collect_rows(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
     if input.is_cells() {
         return collect_cells(input, membership);
     }
@@ -162,14 +195,41 @@ pub fn collect(input: &Input, membership: Membership) -> anyhow::Result<Collecte
     Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
 }
 
-/// `coordinator report FILE... --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
-/// policy set of the forest plots (default [`crate::compare::default_baseline`]).
-pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
-    let membership = match sweep {
-        Some(path) => Membership::from_sweep(&Sweep::load(path)?),
-        None => Membership::default(),
+/// The page of `input` and what it shows, from one parallel read; `baseline` is the policy set
+/// of the forest plots (default [`crate::compare::default_baseline`]).
+pub fn render(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<(String, Written)> {
+    render_blocks(input, membership, baseline, parallel::BLOCK)
+}
+
+/// [`render`] with the line formats read in blocks of `block` bytes.
+fn render_blocks(
+    input: &Input,
+    membership: Membership,
+    baseline: Option<&str>,
+    block: usize,
+) -> anyhow::Result<(String, Written)> {
+    let (collected, pairs) = gather(input, membership, block)?;
+    let lead = match pairs {
+        None => glance::section_without_pairs(&collected.summary),
+        Some(pairs) => {
+            if pairs.episodes == 0 {
+                return Err(CompareError::NoRecords(input.to_string()).into());
+            }
+            glance::section(&collected.summary, &crate::compare::compare(&pairs, baseline)?)
+        }
     };
-    let collected = collect(input, membership)?;
+    let written = Written {
+        cells: collected.histograms.len(),
+        episodes: collected.summary.episodes(),
+        ranked: collected.ranking.len(),
+    };
+    Ok((html::page(&collected, &lead), written))
+}
+
+/// [`render`] row at a time: the contents read twice, the pairs once more. The reference of the
+/// equality tests.
+pub fn render_rows(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<String> {
+    let collected = collect_rows(input, membership)?;
     let lead = if input.is_cells() {
         glance::section_without_pairs(&collected.summary)
     } else {
@@ -177,11 +237,17 @@ pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: 
         let (_, comparisons) = crate::compare::compare_file(input, baseline)?;
         glance::section(&collected.summary, &comparisons)
     };
-    let page = html::page(&collected, &lead);
+    Ok(html::page(&collected, &lead))
+}
+
+/// `coordinator report FILE... --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
+/// policy set of the forest plots (default [`crate::compare::default_baseline`]).
+pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
+    let membership = match sweep {
+        Some(path) => Membership::from_sweep(&Sweep::load(path)?),
+        None => Membership::default(),
+    };
+    let (page, written) = render(input, membership, baseline)?;
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
-    Ok(Written {
-        cells: collected.histograms.len(),
-        episodes: collected.summary.episodes(),
-        ranked: collected.ranking.len(),
-    })
+    Ok(written)
 }

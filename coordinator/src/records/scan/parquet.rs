@@ -1,0 +1,337 @@
+//! Parquet files in parallel: the row groups are shared out among the threads (each takes the
+//! next one not taken), and of each only the needed column chunks are decoded. The string
+//! columns are read page by page: a dictionary-encoded page's values are its dictionary
+//! indices (the RLE / bit-packed hybrid), so a row group's strings are its dictionary (a few
+//! entries) and one `u32` per row, and two rows' keys compare as indices. The numeric columns
+//! go through the parquet crate's typed column reader. Each row group gets its own accumulator;
+//! they are merged in row-group order.
+
+use std::fs::File;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
+use parquet::basic::{Encoding, Type as Physical};
+use parquet::column::page::{Page, PageReader};
+use parquet::column::reader::get_typed_column_reader;
+use parquet::data_type::{ByteArrayType, DoubleType, Int32Type, Int64Type};
+use parquet::file::reader::{FileReader, RowGroupReader};
+use parquet::file::serialized_reader::SerializedFileReader;
+use serde_json::Value;
+
+use super::{Accumulate, Need, ScanRow};
+use crate::records::error::ImportError;
+use crate::records::parquet::schema::JSON_COLUMNS_KEY;
+
+/// The positions of the needed columns in the file's schema.
+struct Columns {
+    strings: [usize; 5],
+    /// `sweep`, if needed.
+    sweep: Option<usize>,
+    seed: usize,
+    length: usize,
+    team_reward: usize,
+    /// `stats.llm`, if needed and present, and whether it holds JSON text.
+    llm: Option<(usize, bool)>,
+}
+
+/// A row group's accumulator, or (row in the file, message).
+type GroupResult<A> = Result<A, (u64, String)>;
+
+const GAME: usize = 0;
+const ENGINE_VERSION: usize = 1;
+const SCENARIO: usize = 2;
+const POLICY_SET: usize = 3;
+const OUTCOME: usize = 4;
+
+/// Accumulates the Parquet file at `path` on `threads` threads.
+pub(super) fn scan<A: Accumulate>(path: &Path, need: Need, threads: usize) -> Result<A, ImportError> {
+    let name = path.display().to_string();
+    let rowerr = |row: u64, message: String| ImportError::Row { path: name.clone(), row, message };
+    let file = File::open(path).map_err(|source| ImportError::Io { path: name.clone(), source })?;
+    let reader = SerializedFileReader::new(file).map_err(|e| {
+        rowerr(
+            0,
+            format!("{e} (a Parquet file is complete only once its writer finished; was the export interrupted?)"),
+        )
+    })?;
+    let meta = reader.metadata();
+    let schema = meta.file_metadata().schema_descr();
+    let find = |col: &str| -> Result<usize, ImportError> {
+        schema.columns().iter().position(|c| c.name() == col).ok_or_else(|| rowerr(0, format!("no column {col}")))
+    };
+    let json_text = meta
+        .file_metadata()
+        .key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter(|kv| kv.key == JSON_COLUMNS_KEY)
+        .filter_map(|kv| kv.value.as_deref())
+        .any(|v| v.split(',').any(|c| c == "stats.llm"));
+    let llm = schema
+        .columns()
+        .iter()
+        .position(|c| c.name() == "stats.llm" && c.physical_type() == Physical::BYTE_ARRAY)
+        .filter(|_| need.llm)
+        .map(|i| (i, json_text));
+    let columns = Columns {
+        strings: [find("game")?, find("engine_version")?, find("scenario")?, find("policy_set")?, find("outcome")?],
+        sweep: if need.sweep { Some(find("sweep")?) } else { None },
+        seed: find("seed")?,
+        length: find("length")?,
+        team_reward: find("team_reward")?,
+        llm,
+    };
+    let groups = reader.num_row_groups();
+    let mut first_row = Vec::with_capacity(groups);
+    let mut rows = 0u64;
+    for g in 0..groups {
+        first_row.push(rows);
+        rows += meta.row_group(g).num_rows() as u64;
+    }
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<GroupResult<A>>>> = Mutex::new((0..groups).map(|_| None).collect());
+    std::thread::scope(|s| {
+        for _ in 0..threads.min(groups.max(1)) {
+            s.spawn(|| {
+                // A reader of its own: the readers of one `File` share its offset (their
+                // handles are clones of one descriptor), so threads cannot share one.
+                let own = File::open(path)
+                    .map_err(|e| e.to_string())
+                    .and_then(|f| SerializedFileReader::new(f).map_err(|e| e.to_string()));
+                loop {
+                    let g = next.fetch_add(1, Ordering::Relaxed);
+                    if g >= groups {
+                        return;
+                    }
+                    let result = own
+                        .as_ref()
+                        .map_err(|e| (0, e.clone()))
+                        .and_then(|reader| reader.get_row_group(g).map_err(|e| (0, e.to_string())))
+                        .and_then(|rg| row_group::<A>(rg.as_ref(), &columns))
+                        .map_err(|(row, m)| (first_row[g] + row, m));
+                    done.lock().expect("no thread panics holding the lock")[g] = Some(result);
+                }
+            });
+        }
+    });
+    let mut total = A::default();
+    for result in done.into_inner().expect("the threads are done") {
+        total.merge(result.expect("every row group was read").map_err(|(row, m)| rowerr(row, m))?);
+    }
+    Ok(total)
+}
+
+/// One row group's accumulator; errors are (1-based row in the group, message).
+fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Result<A, (u64, String)> {
+    let n = rg.metadata().num_rows() as usize;
+    let err = |e: parquet::errors::ParquetError| (0, e.to_string());
+    let mut strings: Vec<Strings> = Vec::with_capacity(5);
+    for (i, c) in columns.strings.iter().enumerate() {
+        let s = Strings::read(rg.get_column_page_reader(*c).map_err(err)?, n).map_err(|m| {
+            (0, format!("column {}: {m}", ["game", "engine_version", "scenario", "policy_set", "outcome"][i]))
+        })?;
+        strings.push(s);
+    }
+    let sweep = match columns.sweep {
+        Some(c) => Some(
+            Strings::read(rg.get_column_page_reader(c).map_err(err)?, n)
+                .map_err(|m| (0, format!("column sweep: {m}")))?,
+        ),
+        None => None,
+    };
+    let named = |name: &'static str| move |e: parquet::errors::ParquetError| (0, format!("column {name}: {e}"));
+    let mut seeds: Vec<i64> = Vec::with_capacity(n);
+    get_typed_column_reader::<Int64Type>(rg.get_column_reader(columns.seed).map_err(named("seed"))?)
+        .read_records(n, None, None, &mut seeds)
+        .map_err(named("seed"))?;
+    let mut lengths: Vec<i32> = Vec::with_capacity(n);
+    get_typed_column_reader::<Int32Type>(rg.get_column_reader(columns.length).map_err(named("length"))?)
+        .read_records(n, None, None, &mut lengths)
+        .map_err(named("length"))?;
+    let mut rewards: Vec<f64> = Vec::with_capacity(n);
+    get_typed_column_reader::<DoubleType>(rg.get_column_reader(columns.team_reward).map_err(named("team_reward"))?)
+        .read_records(n, None, None, &mut rewards)
+        .map_err(named("team_reward"))?;
+    if seeds.len() != n || lengths.len() != n || rewards.len() != n {
+        return Err((0, "a column has fewer values than the row group has rows".into()));
+    }
+    let llm = match columns.llm {
+        None => None,
+        Some((c, json_text)) => Some(llm_column(rg, c, n, json_text)?),
+    };
+    // The key hint: the four dictionary indices packed in 16 bits each, where they fit.
+    let packs = strings[..4].iter().all(|s| s.dict.len() <= 1 << 16);
+    let mut acc = A::default();
+    for i in 0..n {
+        let id = |c: usize| strings[c].ids[i] as usize;
+        let text = |c: usize| strings[c].dict[id(c)].as_str();
+        let key = packs.then(|| (0..4).fold(0u64, |k, c| (k << 16) | id(c) as u64));
+        let llm = llm.as_ref().and_then(|v| v.get(i)).and_then(Option::as_ref);
+        acc.add(&ScanRow {
+            sweep: sweep.as_ref().map_or("", |s| s.dict[s.ids[i] as usize].as_str()),
+            game: text(GAME),
+            engine_version: text(ENGINE_VERSION),
+            scenario: text(SCENARIO),
+            policy_set: text(POLICY_SET),
+            outcome: text(OUTCOME),
+            seed: seeds[i] as u64,
+            length: u32::try_from(lengths[i]).map_err(|e| (i as u64 + 1, format!("column length: {e}")))?,
+            team_reward: rewards[i],
+            llm,
+            key,
+            outcome_key: Some(id(OUTCOME) as u32),
+        });
+    }
+    Ok(acc)
+}
+
+/// The `llm` stat of each row (`None` where null), parsed once per row group.
+fn llm_column(
+    rg: &dyn RowGroupReader,
+    c: usize,
+    n: usize,
+    json_text: bool,
+) -> Result<Vec<Option<Value>>, (u64, String)> {
+    let err = |e: parquet::errors::ParquetError| (0, e.to_string());
+    let mut defs: Vec<i16> = Vec::with_capacity(n);
+    let mut values = Vec::new();
+    get_typed_column_reader::<ByteArrayType>(rg.get_column_reader(c).map_err(err)?)
+        .read_records(n, Some(&mut defs), None, &mut values)
+        .map_err(err)?;
+    let mut values = values.into_iter();
+    let mut out = Vec::with_capacity(n);
+    for (i, d) in defs.iter().enumerate() {
+        if *d == 0 {
+            out.push(None);
+            continue;
+        }
+        let v = values.next().ok_or((i as u64 + 1, "column stats.llm: fewer values than levels".to_string()))?;
+        let text = std::str::from_utf8(v.data()).map_err(|e| (i as u64 + 1, format!("column stats.llm: {e}")))?;
+        out.push(Some(match json_text {
+            true => serde_json::from_str(text).map_err(|e| (i as u64 + 1, format!("column stats.llm: {e}")))?,
+            false => Value::String(text.to_string()),
+        }));
+    }
+    Ok(out)
+}
+
+/// A required string column of one row group: its distinct values and one index per row.
+struct Strings {
+    dict: Vec<String>,
+    ids: Vec<u32>,
+}
+
+impl Strings {
+    fn read(mut pages: Box<dyn PageReader>, n: usize) -> Result<Strings, String> {
+        let mut s = Strings { dict: Vec::new(), ids: Vec::with_capacity(n) };
+        let mut has_dict = false;
+        while let Some(page) = pages.get_next_page().map_err(|e| e.to_string())? {
+            match page {
+                Page::DictionaryPage { buf, num_values, .. } => {
+                    s.dict.clear();
+                    let mut rest = &buf[..];
+                    for _ in 0..num_values {
+                        s.dict.push(plain(&mut rest)?.to_string());
+                    }
+                    has_dict = true;
+                }
+                Page::DataPage { buf, num_values, encoding, .. } => s.page(&buf, num_values, encoding, has_dict)?,
+                Page::DataPageV2 { buf, num_values, encoding, def_levels_byte_len, rep_levels_byte_len, .. } => {
+                    let skip = (def_levels_byte_len + rep_levels_byte_len) as usize;
+                    s.page(buf.get(skip..).ok_or("a page shorter than its levels")?, num_values, encoding, has_dict)?
+                }
+            }
+        }
+        if s.ids.len() != n {
+            return Err(format!("{} values for {n} rows", s.ids.len()));
+        }
+        Ok(s)
+    }
+
+    /// A data page of a required column (no levels): dictionary indices, or plain values.
+    fn page(&mut self, buf: &[u8], values: u32, encoding: Encoding, has_dict: bool) -> Result<(), String> {
+        match encoding {
+            Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY if has_dict => {
+                let start = self.ids.len();
+                let (width, runs) = buf.split_first().ok_or("an empty dictionary page")?;
+                hybrid(runs, *width, values as usize, &mut self.ids)?;
+                if self.ids[start..].iter().any(|i| *i as usize >= self.dict.len()) {
+                    return Err("a dictionary index out of range".into());
+                }
+                Ok(())
+            }
+            Encoding::PLAIN => {
+                let mut rest = buf;
+                for _ in 0..values {
+                    let v = plain(&mut rest)?;
+                    // Plain pages (a dictionary that grew too big) repeat values in runs: one
+                    // entry per run.
+                    if self.dict.last().is_none_or(|l| l != v) {
+                        self.dict.push(v.to_string());
+                    }
+                    self.ids.push((self.dict.len() - 1) as u32);
+                }
+                Ok(())
+            }
+            other => Err(format!("unsupported encoding {other}")),
+        }
+    }
+}
+
+/// One PLAIN byte array (4-byte little-endian length, bytes) as text.
+fn plain<'a>(rest: &mut &'a [u8]) -> Result<&'a str, String> {
+    let len = rest.get(..4).ok_or("a truncated value")?;
+    let len = u32::from_le_bytes(len.try_into().expect("four bytes")) as usize;
+    let bytes = rest.get(4..4 + len).ok_or("a truncated value")?;
+    *rest = &rest[4 + len..];
+    std::str::from_utf8(bytes).map_err(|e| e.to_string())
+}
+
+/// Decodes `n` values of the RLE / bit-packed hybrid encoding of bit width `width` into `out`.
+fn hybrid(mut buf: &[u8], width: u8, n: usize, out: &mut Vec<u32>) -> Result<(), String> {
+    let width = usize::from(width);
+    if width > 32 {
+        return Err(format!("bit width {width}"));
+    }
+    let end = out.len() + n;
+    while out.len() < end {
+        let mut header = 0u64;
+        let mut shift = 0;
+        loop {
+            let (b, rest) = buf.split_first().ok_or("a truncated run header")?;
+            buf = rest;
+            header |= u64::from(b & 0x7f) << shift;
+            shift += 7;
+            if b & 0x80 == 0 {
+                break;
+            }
+        }
+        if header & 1 == 0 {
+            // A run of one value repeated.
+            let bytes = width.div_ceil(8);
+            let v = buf.get(..bytes).ok_or("a truncated run")?;
+            let value = v.iter().rev().fold(0u32, |a, b| (a << 8) | u32::from(*b));
+            buf = &buf[bytes..];
+            let count = ((header >> 1) as usize).min(end - out.len());
+            out.extend(std::iter::repeat_n(value, count));
+        } else {
+            // Groups of eight values, `width` bits each, least significant bit first.
+            let groups = (header >> 1) as usize;
+            let bytes = groups * width;
+            let packed = buf.get(..bytes).ok_or("a truncated bit-packed run")?;
+            buf = &buf[bytes..];
+            let mask = if width == 32 { u64::MAX >> 32 } else { (1u64 << width) - 1 };
+            let count = (groups * 8).min(end - out.len());
+            for k in 0..count {
+                let bit = k * width;
+                let mut word = 0u64;
+                for (j, b) in packed[bit / 8..packed.len().min(bit / 8 + 5)].iter().enumerate() {
+                    word |= u64::from(*b) << (8 * j);
+                }
+                out.push(((word >> (bit % 8)) & mask) as u32);
+            }
+        }
+    }
+    Ok(())
+}

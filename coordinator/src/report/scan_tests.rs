@@ -1,0 +1,140 @@
+//! The one-pass report against the row-at-a-time one (the reference): for every format, all
+//! four games, a ranking, the line formats cut into many blocks and Parquet into small row
+//! groups, the page is the same to the byte; a partial trailing record is skipped by both.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use simfleet::protocol::{Job, JobResult, PolicySet, SeedRange, PROTOCOL_VERSION};
+use simfleet::GameKind;
+
+use super::{gather, render_blocks, render_rows};
+use crate::compare::Pairs;
+use crate::rank::Membership;
+use crate::records::parquet::ParquetSink;
+use crate::records::{Input, RecordWriter, RowRef};
+
+fn job(game: &str, scenario: &str, name: &str, seats: &[&str], start: u64, count: u64) -> Job {
+    Job {
+        protocol_version: PROTOCOL_VERSION,
+        sweep: "report-scan-0000".into(),
+        index: start,
+        game: game.into(),
+        scenario: scenario.into(),
+        policy_set: PolicySet { name: name.into(), seats: seats.iter().map(|s| s.to_string()).collect() },
+        seeds: SeedRange { start, count },
+        replay: false,
+        collect: Default::default(),
+    }
+}
+
+/// All four games; Bucket Brigade as a ranking (teams named as `[[rankings]]` names them, on
+/// shared seeds, in two scenarios, jobs interleaved) beside a hand-written policy set.
+pub(crate) fn results() -> Vec<JobResult> {
+    let teams: [(&str, [&str; 4]); 4] = [
+        ("team-001 (firefighter + hero + liar + liar)", ["firefighter", "hero", "liar", "liar"]),
+        ("team-002 (free_rider + hero + hero + liar)", ["free_rider", "hero", "hero", "liar"]),
+        (
+            "team-003 (firefighter + firefighter + free_rider + hero)",
+            ["firefighter", "firefighter", "free_rider", "hero"],
+        ),
+        ("team-004 (coordinator + free_rider + liar + liar)", ["coordinator", "free_rider", "liar", "liar"]),
+    ];
+    let mut jobs = Vec::new();
+    for start in [0, 25] {
+        for scenario in ["default", "rest_trap"] {
+            for (name, seats) in &teams {
+                jobs.push(job("bucket_brigade", scenario, name, seats, start, 25));
+            }
+        }
+        jobs.push(job("bucket_brigade", "default", "firefighters <&>", &["firefighter"; 4], start, 25));
+    }
+    jobs.push(job("deception", "classic_5p1i", "heuristic", &["heuristic"; 5], 0, 30));
+    jobs.push(job("deception", "classic_5p1i", "random", &["random"; 5], 0, 30));
+    jobs.push(job("trolley", "balanced_5p", "persuadable", &["persuadable"; 5], 0, 30));
+    jobs.push(job("trolley", "balanced_5p", "random", &["random"; 5], 0, 30));
+    let miner = "pinky?miner=2&scout=1&aligner=3&scrambler=2";
+    jobs.push(job("cogsguard", "arena", "balanced", &[miner; 8], 0, 4));
+    let results: Vec<JobResult> = jobs.iter().map(|j| simfleet::run_job(j, &simfleet::RunEnv::default())).collect();
+    for r in &results {
+        assert!(r.error.is_none(), "{} {}: {:?}", r.game, r.policy_set, r.error);
+    }
+    results
+}
+
+/// The results in each format, and a Parquet file of 37-row groups.
+pub(crate) fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
+    let games: Vec<GameKind> =
+        ["bucket_brigade", "deception", "trolley", "cogsguard"].map(|g| g.parse().unwrap()).into();
+    let mut files = Vec::new();
+    for ext in ["jsonl", "csv", "msgpack", "parquet"] {
+        let path = dir.join(format!("all.{ext}"));
+        let mut w = RecordWriter::create(&path, &games).unwrap();
+        for r in results {
+            w.write_result(r).unwrap();
+        }
+        w.finish().unwrap();
+        files.push(path);
+    }
+    let path = dir.join("small-groups.parquet");
+    let mut sink = ParquetSink::new(std::fs::File::create(&path).unwrap(), crate::records::stat_columns(&games));
+    sink.set_row_group_rows(37);
+    for r in results {
+        for rec in &r.records {
+            sink.write(&RowRef::new(r, rec)).unwrap();
+        }
+    }
+    sink.finish().unwrap();
+    files.push(path);
+    files
+}
+
+fn assert_same_page(path: &Path, baseline: Option<&str>, block: usize) {
+    let input = Input::file(path).unwrap();
+    let want = render_rows(&input, Membership::default(), baseline).unwrap();
+    let (got, written) = render_blocks(&input, Membership::default(), baseline, block).unwrap();
+    assert!(written.ranked == 1 && written.cells == 4 * 2 + 1 + 2 + 2 + 1, "{}: {written:?}", path.display());
+    assert!(want.contains("<h2>Ranking</h2>") && want.contains("class=\"forest\""), "the reference shows it all");
+    // What the page does not show of the pairs (win flags, duplicates) is the reference's too.
+    let (_, pairs) = gather(&input, Membership::default(), block).unwrap();
+    let (pairs, reference) = (pairs.unwrap(), Pairs::read(&input).unwrap());
+    assert_eq!(format!("{:?}", pairs.groups), format!("{:?}", reference.groups), "{}: pairs", path.display());
+    assert_eq!((pairs.episodes, pairs.duplicates), (reference.episodes, reference.duplicates));
+    assert_eq!(format!("{:?}", pairs.partial), format!("{:?}", reference.partial));
+    if got != want {
+        let at = got.bytes().zip(want.bytes()).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
+        let around = |s: &str| s.get(at.saturating_sub(200)..(at + 200).min(s.len())).unwrap_or("").to_string();
+        panic!(
+            "{} (block {block}): the pages differ at byte {at}:\n{}\nvs\n{}",
+            path.display(),
+            around(&got),
+            around(&want)
+        );
+    }
+}
+
+#[test]
+fn every_format_renders_the_page_of_the_row_at_a_time_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_all(dir.path(), &results());
+    for path in &files {
+        for block in [700, 4096, crate::records::scan::BLOCK] {
+            assert_same_page(path, None, block);
+        }
+        assert_same_page(path, Some("random"), 4096);
+    }
+}
+
+#[test]
+fn a_partial_trailing_record_is_skipped_as_the_reference_skips_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = write_all(dir.path(), &results());
+    for path in files.iter().filter(|p| p.extension().is_some_and(|e| e != "parquet")) {
+        let bytes = std::fs::read(path).unwrap();
+        let cut = dir.path().join(format!("cut.{}", path.extension().unwrap().to_str().unwrap()));
+        let mut f = std::fs::File::create(&cut).unwrap();
+        f.write_all(&bytes[..bytes.len() - 9]).unwrap();
+        drop(f);
+        assert_same_page(&cut, None, 1000);
+    }
+}
