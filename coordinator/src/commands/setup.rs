@@ -5,8 +5,8 @@ use std::process::ExitCode;
 use super::{runtime, FleetArgs};
 use crate::fleet::setup;
 
-/// Create the JetStream topology (jobs, results and DLQ streams, the workers' consumer, the
-/// sweeps KV bucket) with `stream_replicas` replicas, or change the replicas of an existing one
+/// Create the JetStream topology (jobs, results and DLQ streams, the sweeps KV bucket) with
+/// `stream_replicas` replicas, or change the replicas of an existing one
 /// (e.g. after growing NATS from one server to three), and print each object with its leader.
 /// The admin's job: under the shipped permissions only the admin user may create or change the
 /// topology; on a server without permissions, `submit` creates it by itself.

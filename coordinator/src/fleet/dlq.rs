@@ -1,6 +1,6 @@
 //! Jobs that ran out of deliveries (docs/topology.md, "Jobs that run out of deliveries").
 //!
-//! When the workers' consumer gives up on a job (every delivery crashed its worker or timed
+//! When a sweep's consumer gives up on a job (every delivery crashed its worker or timed
 //! out), the server publishes a max-deliveries advisory, which the `SIMFLEET_DLQ` stream keeps.
 //! The job itself stays in the work queue, never delivered again. `watch` reads the advisories
 //! after the last one it saw, loads each stuck job by its stream sequence, and for a job of its

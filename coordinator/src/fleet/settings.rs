@@ -1,7 +1,7 @@
 //! The coordinator's connection settings for the fleet commands, layered like the worker's:
 //! built-in defaults < `NATS_URL` < `--config FILE` < `SIMFLEET_COORDINATOR__*` environment <
 //! flags. Keys: `nats_url` (one server or a comma-separated list), `metrics_listen`,
-//! `stream_replicas` (of the streams and KV bucket it creates), the workers' consumer limits
+//! `stream_replicas` (of the streams and KV bucket it creates), the sweeps' consumers' limits
 //! `ack_wait_seconds`, `max_deliver` and `max_ack_pending` (the worker's keys, with the same
 //! defaults: a coordinator that creates the consumer creates it with the deployment's limits),
 //! and the worker's `[auth]` table (user/password, token, nkey seed or creds file, each inline
@@ -54,7 +54,7 @@ pub struct FleetSettings {
     /// permissions, the first fleet command) creates them with, and what every fleet command
     /// checks them against.
     pub stream_replicas: usize,
-    /// The workers' consumer: ack wait, deliveries before the DLQ, fleet-wide jobs in flight.
+    /// The sweeps' consumers: ack wait, deliveries before the DLQ, a sweep's jobs in flight fleet-wide.
     /// What the coordinator (or `setup`) creates it with; workers configured otherwise change it.
     pub consumer_limits: (Duration, i64, i64),
     /// Credentials and TLS.
@@ -75,7 +75,7 @@ impl FleetSettings {
     }
 
     /// The topology the fleet commands create and check: `stream_replicas` and the configured
-    /// limits of the workers' consumer (the same keys as the workers').
+    /// limits of the sweeps' consumers (the same keys as the workers').
     pub fn topology_config(&self) -> TopologyConfig {
         let (ack_wait, max_deliver, max_ack_pending) = self.consumer_limits;
         TopologyConfig {

@@ -6,7 +6,7 @@
 //!   client certificate), resolved into secrets held in memory.
 //! - [`connection`]: connecting with those credentials, and what the connection reports in
 //!   the log (reconnects, lame duck, the server refusing an operation).
-//! - [`topology`]: the JetStream streams, the workers' consumer and the KV bucket: binding to
+//! - [`topology`]: the JetStream streams, the sweeps' consumers and the KV bucket: binding to
 //!   them (workers), get-or-create (coordinators on an open server), and the admin's setup,
 //!   which also changes their replicas.
 //! - [`outage`]: telling "JetStream cannot answer right now" (a restart, a leader election, a

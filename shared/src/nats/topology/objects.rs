@@ -77,7 +77,7 @@ pub fn results_stream_config(cfg: &TopologyConfig) -> stream::Config {
     }
 }
 
-/// `SIMFLEET_DLQ`: the server's max-deliveries advisories of the workers' consumer.
+/// `SIMFLEET_DLQ`: the server's max-deliveries advisories of every sweep's consumer.
 pub fn dlq_stream_config(cfg: &TopologyConfig) -> stream::Config {
     stream::Config {
         name: names::DLQ_STREAM.to_string(),
