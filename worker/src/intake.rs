@@ -11,7 +11,7 @@
 //!
 //! Where the free slots go is `schedule`'s: each sweep has its own consumer, and the loop
 //! learns which sweeps have jobs from the jobs stream's per-subject counts (one request, every
-//! `REFRESH`), reads each one's class and share from its KV entry (cached), and pulls without
+//! `REFRESH`), reads each one's class and share from its KV entry, and pulls without
 //! waiting from the sweeps the schedule names. Only when no sweep has a job waiting does it
 //! wait on a pull, on the sweep the schedule would serve first, as the single consumer did.
 //!
@@ -49,6 +49,12 @@ const PULL_EXPIRY: Duration = Duration::from_secs(1);
 /// and share): how soon a new sweep gets its share, and how soon a sweep found empty is tried
 /// again.
 const REFRESH: Duration = Duration::from_secs(1);
+/// With no sweep in the queue, how often a worker that had work lately looks for one: a sweep
+/// submitted to an idle fleet starts within this, not within `REFRESH`.
+const IDLE_LOOK: Duration = Duration::from_millis(100);
+/// How long after its last job (or its start) a worker keeps looking every `IDLE_LOOK`; then
+/// every `REFRESH`, so an idle fleet sends one request a second per worker.
+const IDLE_LOOK_FOR: Duration = Duration::from_secs(10);
 /// A pull without waiting that the server has not answered by then is counted as failed.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Backoff after a failed pull: from the first to the last value, doubling.
@@ -66,6 +72,8 @@ pub(crate) struct Intake {
     pub(crate) schedule: Schedule,
     /// When the sweeps were last listed (`None`: list them before the next pull).
     pub(crate) refreshed: Option<Instant>,
+    /// When the worker last held a job (or started).
+    pub(crate) busy_at: Instant,
     pub(crate) jobs: Arc<JobContext>,
     /// One permit per job delivered and not yet answered (`2 × concurrency + prefetch`).
     /// Never closed, so `acquire` cannot fail.
@@ -175,6 +183,7 @@ impl Intake {
             }
         }
         if got > 0 {
+            self.busy_at = Instant::now();
             return Ok(true);
         }
         // No sweep has a job waiting: wait on the one the schedule would serve first, then list
@@ -182,9 +191,10 @@ impl Intake {
         self.refreshed = None;
         let Some(sweep) = self.schedule.idle_choice() else {
             drop(first);
+            let look = if self.busy_at.elapsed() < IDLE_LOOK_FOR { IDLE_LOOK } else { REFRESH };
             return tokio::select! {
                 () = shutdown.as_mut() => Err(Trouble::Shutdown),
-                () = tokio::time::sleep(REFRESH) => Ok(false),
+                () = tokio::time::sleep(look) => Ok(false),
             };
         };
         let Some(consumer) = self.consumer(&stream, &sweep, backoff).await else { return Err(Trouble::Failed) };

@@ -132,6 +132,7 @@ pub async fn run(
         stream: Some(topology.jobs),
         schedule: schedule::Schedule::default(),
         refreshed: None,
+        busy_at: tokio::time::Instant::now(),
         jobs: Arc::new(jobs),
         // Jobs held from delivery until answered: playing, queued and publishing.
         slots: Arc::new(Semaphore::new(2 * settings.concurrency + settings.prefetch)),
