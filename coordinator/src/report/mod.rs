@@ -173,15 +173,7 @@ pub fn collect_rows(input: &Input, membership: Membership) -> anyhow::Result<Col
         return Err(e.into());
     }
     Input::warn_partial(&cut);
-    let mut histograms: IndexMap<CellKey, CellHistograms> = IndexMap::new();
-    for key in summary.cells.keys() {
-        let (reward, length) = ranges[&(key.0.clone(), key.1.clone())];
-        let hist = CellHistograms {
-            reward: Histogram::new(Bins::real(reward.min, reward.max, REWARD_BINS)),
-            length: Histogram::new(Bins::integer(length.min as u32, length.max as u32, LENGTH_BINS)),
-        };
-        histograms.insert(key.clone(), hist);
-    }
+    let mut histograms = empty_histograms(&summary, &ranges);
     input
         .for_each_row(|row| {
             if let Some(h) = histograms.get_mut(&(row.game, row.scenario, row.policy_set)) {
@@ -250,4 +242,22 @@ pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: 
     let (page, written) = render(input, membership, baseline)?;
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(written)
+}
+
+/// Every cell's histograms, empty, over its (game, scenario)'s reward and length ranges: the
+/// bins both reading paths fill.
+pub(crate) fn empty_histograms(
+    summary: &Summary,
+    ranges: &IndexMap<(String, String), (Range, Range)>,
+) -> IndexMap<CellKey, CellHistograms> {
+    let mut histograms = IndexMap::new();
+    for key in summary.cells.keys() {
+        let (reward, length) = ranges[&(key.0.clone(), key.1.clone())];
+        let hist = CellHistograms {
+            reward: Histogram::new(Bins::real(reward.min, reward.max, REWARD_BINS)),
+            length: Histogram::new(Bins::integer(length.min as u32, length.max as u32, LENGTH_BINS)),
+        };
+        histograms.insert(key.clone(), hist);
+    }
+    histograms
 }

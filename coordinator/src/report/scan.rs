@@ -13,7 +13,7 @@ use std::collections::btree_map::Entry;
 use indexmap::{IndexMap, IndexSet};
 use simfleet::GameKind;
 
-use super::histogram::{Bins, Histogram, Range, LENGTH_BINS, REWARD_BINS};
+use super::histogram::Range;
 use super::{CellHistograms, CellKey};
 use crate::compare::pairs::Episode as Paired;
 use crate::compare::Pairs;
@@ -55,15 +55,7 @@ impl ReportScan {
             });
             pairs_and_ranges(episodes)
         })?;
-        let mut histograms: IndexMap<CellKey, CellHistograms> = IndexMap::new();
-        for key in summary.cells.keys() {
-            let (reward, length) = ranges[&(key.0.clone(), key.1.clone())];
-            let hist = CellHistograms {
-                reward: Histogram::new(Bins::real(reward.min, reward.max, REWARD_BINS)),
-                length: Histogram::new(Bins::integer(length.min as u32, length.max as u32, LENGTH_BINS)),
-            };
-            histograms.insert(key.clone(), hist);
-        }
+        let mut histograms = super::empty_histograms(&summary, &ranges);
         // The groups' cells, looked up once per group rather than per episode.
         let cells: Vec<Option<usize>> = episodes
             .groups()

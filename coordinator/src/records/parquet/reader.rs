@@ -63,16 +63,7 @@ pub fn for_each_row(path: &Path, columns: Option<&[&str]>, mut f: impl FnMut(u64
     let reader = SerializedFileReader::new(file).map_err(|e| {
         (0, format!("{e} (a Parquet file is complete only once its writer finished; was the export interrupted?)"))
     })?;
-    let json_columns: Vec<String> = reader
-        .metadata()
-        .file_metadata()
-        .key_value_metadata()
-        .into_iter()
-        .flatten()
-        .filter(|kv| kv.key == JSON_COLUMNS_KEY)
-        .filter_map(|kv| kv.value.as_deref())
-        .flat_map(|v| v.split(',').filter(|c| !c.is_empty()).map(String::from))
-        .collect();
+    let json_columns = json_columns(reader.metadata().file_metadata());
     let projection = match columns {
         None => None,
         Some(names) => {
@@ -139,4 +130,15 @@ pub fn for_each_row(path: &Path, columns: Option<&[&str]>, mut f: impl FnMut(u64
         f(i as u64, row);
     }
     Ok(())
+}
+
+/// The columns the writer stored as JSON text (its `JSON_COLUMNS_KEY` metadata).
+pub(crate) fn json_columns(meta: &parquet::file::metadata::FileMetaData) -> Vec<String> {
+    meta.key_value_metadata()
+        .into_iter()
+        .flatten()
+        .filter(|kv| kv.key == JSON_COLUMNS_KEY)
+        .filter_map(|kv| kv.value.as_deref())
+        .flat_map(|v| v.split(',').filter(|c| !c.is_empty()).map(String::from))
+        .collect()
 }

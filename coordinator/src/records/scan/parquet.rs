@@ -21,7 +21,6 @@ use serde_json::Value;
 
 use super::{Accumulate, Need, ScanRow};
 use crate::records::error::ImportError;
-use crate::records::parquet::schema::JSON_COLUMNS_KEY;
 
 /// The positions of the needed columns in the file's schema.
 struct Columns {
@@ -60,14 +59,8 @@ pub(super) fn scan<A: Accumulate>(path: &Path, need: Need, threads: usize) -> Re
     let find = |col: &str| -> Result<usize, ImportError> {
         schema.columns().iter().position(|c| c.name() == col).ok_or_else(|| rowerr(0, format!("no column {col}")))
     };
-    let json_text = meta
-        .file_metadata()
-        .key_value_metadata()
-        .into_iter()
-        .flatten()
-        .filter(|kv| kv.key == JSON_COLUMNS_KEY)
-        .filter_map(|kv| kv.value.as_deref())
-        .any(|v| v.split(',').any(|c| c == "stats.llm"));
+    let json_text =
+        crate::records::parquet::reader::json_columns(meta.file_metadata()).iter().any(|c| c == "stats.llm");
     let llm = schema
         .columns()
         .iter()
