@@ -3,7 +3,7 @@
 //! summary read these same names.
 
 use serde::{Deserialize, Serialize};
-use simfleet::protocol::{EpisodeRecord, JobResult, StatsMap};
+use simfleet::protocol::{EpisodeRecord, JobResult, Stats, StatsMap};
 use simfleet::GameKind;
 
 /// One exported row, borrowing from a [`JobResult`] (what writers serialise).
@@ -35,8 +35,9 @@ pub struct RowRef<'a> {
     pub agent_rewards: &'a [f64],
     /// Trajectory hash.
     pub trajectory_hash: &'a str,
-    /// Game stats.
-    pub stats: &'a StatsMap,
+    /// Game stats: typed stats stay typed, so the line formats write them without building
+    /// their map (CSV and Parquet read them as a map, built once per record).
+    pub stats: &'a Stats,
 }
 
 impl<'a> RowRef<'a> {

@@ -2,7 +2,7 @@ use std::path::Path;
 use std::process::Command;
 
 use serde_json::{json, Value};
-use simfleet::protocol::StatsMap;
+use simfleet::protocol::Stats;
 
 use super::writer::ParquetSink;
 use crate::records::reader::for_each_row;
@@ -116,7 +116,7 @@ fn pyarrow_reads_every_value_of_the_jsonl_export() {
     assert!(stdout.contains("checked 300 rows"), "{stdout}");
 }
 
-fn row<'a>(rewards: &'a [f64], stats: &'a StatsMap, seed: u64) -> RowRef<'a> {
+fn row<'a>(rewards: &'a [f64], stats: &'a Stats, seed: u64) -> RowRef<'a> {
     RowRef {
         sweep: "s-000000000000",
         job: seed / 10,
@@ -135,8 +135,8 @@ fn row<'a>(rewards: &'a [f64], stats: &'a StatsMap, seed: u64) -> RowRef<'a> {
     }
 }
 
-fn stats(v: Value) -> StatsMap {
-    v.as_object().unwrap().clone()
+fn stats(v: Value) -> Stats {
+    Stats::from(v.as_object().unwrap().clone())
 }
 
 #[test]
