@@ -17,6 +17,9 @@ use crate::records::Input;
 /// p-value with Holm's correction across every comparison shown. Seeds only one side played are
 /// left out and counted.
 ///
+/// The file is read twice on every core; memory holds the baseline's values per seed and a
+/// bit per episode, not the episodes.
+///
 /// Pairing needs per-seed episode records (any export format: .jsonl, .csv, .msgpack,
 /// .parquet). A results file holding only per-cell aggregates (a sweep with
 /// collect = "summary") cannot be compared: the variance of a difference depends on how the
@@ -40,15 +43,16 @@ pub struct Args {
 /// Prints the table (and writes the file).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let input = Input::open(&args.files)?;
-    let (pairs, comparisons) =
-        compare::compare_file(&input, args.baseline.as_deref()).with_context(|| format!("cannot compare {input}"))?;
-    Input::warn_partial(&pairs.partial);
-    if pairs.duplicates > 0 {
+    let compared = compare::pairing::compare_input(&input, args.baseline.as_deref(), crate::records::scan::BLOCK)
+        .with_context(|| format!("cannot compare {input}"))?;
+    Input::warn_partial(&compared.partial);
+    if compared.duplicates > 0 {
         eprintln!(
             "warning: {} episode(s) repeat a (cell, seed) already read; the first of each was kept",
-            pairs.duplicates
+            compared.duplicates
         );
     }
+    let comparisons = compared.comparisons;
     print!("{}", compare::table::table(&comparisons));
     if let Some(out) = args.out {
         compare::table::write(&comparisons, &out)

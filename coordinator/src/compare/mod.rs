@@ -12,14 +12,20 @@
 //!
 //! - [`stats`]: the t and normal distributions, Holm's correction.
 //! - [`paired`]: one paired difference and its unpaired counterpart.
-//! - [`pairs`]: per-seed values of every cell, read from a results file of any format.
+//! - [`pairs`]: per-seed values of every cell, read from a results file of any format, row at
+//!   a time (the reference of the equality tests).
+//! - [`pairing`]: the same comparisons from two parallel reads, keeping per seed only the
+//!   baseline's values and one bit per cell: what `compare` and `report` use.
 //! - [`table`]: the terminal table and the CSV / JSON export.
 
 pub mod paired;
+pub mod pairing;
 pub mod pairs;
 pub mod stats;
 pub mod table;
 
+#[cfg(test)]
+mod pairing_tests;
 #[cfg(test)]
 mod tests;
 

@@ -43,16 +43,26 @@ impl Moments {
     }
 }
 
-impl Paired {
-    /// The difference of `pairs` (baseline, policy set), one per shared seed. Fewer than two
-    /// pairs give NaN intervals and p-value.
-    pub fn of(pairs: impl IntoIterator<Item = (f64, f64)>) -> Paired {
-        let (mut base, mut other, mut diff) = (Moments::default(), Moments::default(), Moments::default());
-        for (b, o) in pairs {
-            base.add(b);
-            other.add(o);
-            diff.add(o - b);
-        }
+/// [`Paired`] accumulated pair by pair: what [`Paired::of`] computes over its pairs, for a reader
+/// that meets them one at a time (the paired comparisons of a file read once, [`super::pairing`]).
+#[derive(Clone, Copy, Default)]
+pub struct PairedSums {
+    base: Moments,
+    other: Moments,
+    diff: Moments,
+}
+
+impl PairedSums {
+    /// Adds one pair (baseline, policy set).
+    pub fn add(&mut self, b: f64, o: f64) {
+        self.base.add(b);
+        self.other.add(o);
+        self.diff.add(o - b);
+    }
+
+    /// The paired difference of the pairs added. Fewer than two give NaN intervals and p-value.
+    pub fn finish(&self) -> Paired {
+        let (base, other, diff) = (self.base, self.other, self.diff);
         let n = diff.n;
         if n < 2.0 {
             return Paired { n: n as u64, mean: diff.mean, half: f64::NAN, unpaired_half: f64::NAN, p: f64::NAN };
@@ -71,6 +81,18 @@ impl Paired {
         let df = if va + vb > 0.0 { (va + vb).powi(2) / ((va * va + vb * vb) / (n - 1.0)) } else { n - 1.0 };
         let unpaired_half = t95(df) * se_u;
         Paired { n: n as u64, mean: diff.mean, half, unpaired_half, p }
+    }
+}
+
+impl Paired {
+    /// The difference of `pairs` (baseline, policy set), one per shared seed. Fewer than two
+    /// pairs give NaN intervals and p-value.
+    pub fn of(pairs: impl IntoIterator<Item = (f64, f64)>) -> Paired {
+        let mut sums = PairedSums::default();
+        for (b, o) in pairs {
+            sums.add(b, o);
+        }
+        sums.finish()
     }
 
     /// How many times narrower the paired interval is than the unpaired one (NaN when either

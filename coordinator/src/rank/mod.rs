@@ -204,16 +204,18 @@ impl Ranker {
 }
 
 /// `coordinator rank FILE... [--sweep SWEEP]`: the fitted ranking of every game in `input`.
-/// Records are read once by the parallel reader ([`crate::records::scan`]): the blocks keep
-/// their episodes compactly ([`Episodes`]), replayed in file order into the model, so the fit
-/// is the row-at-a-time one exactly.
+/// Records are read once by the parallel reader ([`crate::records::scan`]): each block's
+/// episodes ([`Episodes`]) go into the model in file order as the block is done and are
+/// dropped, so the fit is the row-at-a-time one exactly and memory holds the model, not the
+/// episodes.
 pub fn rank(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
     rank_with(input, sweep, ridge, |input, ranker| {
         let need = Need { sweep: true, llm: false };
-        let (episodes, cut) =
-            scan::scan::<Episodes>(input, need, scan::threads()).with_context(|| format!("cannot read {input}"))?;
+        let cut = scan::scan_each(input, need, scan::threads(), scan::BLOCK, |block: Episodes| {
+            block.for_each_run(|_, head, run| ranker.add_run(head, run.iter().map(|e| (e.seed, e.reward))));
+        })
+        .with_context(|| format!("cannot read {input}"))?;
         Input::warn_partial(&cut);
-        episodes.for_each_run(|_, head, run| ranker.add_run(head, run.iter().map(|e| (e.seed, e.reward))));
         Ok(())
     })
 }

@@ -4,11 +4,13 @@
 //! intervals, per-cell histograms of team reward and episode length, and the ranking when the
 //! records come from a ranking sweep (or `--sweep` gives the teams).
 //!
-//! A records file is read once, by the parallel results reader ([`scan`]): the summary is
-//! accumulated per block, and the episodes are kept compactly for the ranking, the paired
-//! comparisons and the histograms (whose bins, shared by every policy set of a scenario, need
-//! the range of each (game, scenario) first). [`render_rows`] is the former row-at-a-time
-//! path (three reads), kept as the reference of the equality tests.
+//! A records file is read twice, by the parallel results reader ([`scan`]), each block's
+//! episodes taken in file order and dropped: first the summary, each (game, scenario)'s ranges
+//! (the histograms' bins, shared by every policy set of a scenario, need them first) and the
+//! baseline's values per seed; then the histograms, the ranking and the paired comparisons.
+//! Memory holds per-cell figures, the baseline's values and a bit per episode, not the
+//! episodes. [`render_rows`] is the former row-at-a-time path (three reads), kept as the
+//! reference of the equality tests.
 //!
 //! # Layout
 //!
@@ -16,7 +18,7 @@
 //! - [`histogram`]: bins and counts.
 //! - [`svg`]: the charts.
 //! - [`html`]: the page and its sections.
-//! - [`scan`]: the one-pass accumulator.
+//! - [`scan`]: the two reads.
 
 pub mod forest;
 pub mod glance;
@@ -36,7 +38,7 @@ use std::path::Path;
 use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
 
-use crate::compare::{CompareError, Pairs};
+use crate::compare::{CompareError, Comparisons};
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
 use crate::records::scan::{self as parallel, Need};
 use crate::records::Input;
@@ -110,28 +112,39 @@ fn collect_cells(input: &Input, membership: Membership) -> anyhow::Result<Collec
     Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
 }
 
-/// Reads `input` once and gathers the page's contents, and the paired comparisons' episodes
-/// (`None` for a summary file).
-fn gather(input: &Input, membership: Membership, block: usize) -> anyhow::Result<(Collected, Option<Pairs>)> {
+/// Reads `input` twice in parallel ([`scan`]) and gathers the page's contents, and the paired
+/// comparisons (`None` for a summary file, or a records file without episodes).
+fn gather(
+    input: &Input,
+    membership: Membership,
+    baseline: Option<&str>,
+    block: usize,
+) -> anyhow::Result<(Collected, Option<Comparisons>)> {
     if input.is_cells() {
         return Ok((collect_cells(input, membership)?, None));
     }
+    let threads = parallel::threads();
     let need = Need { sweep: true, llm: true };
-    let (acc, cut) = parallel::scan_blocks::<scan::ReportScan>(input, need, parallel::threads(), block)
+    let mut first = scan::FirstRead::new(baseline);
+    parallel::scan_each(input, need, threads, block, |b: scan::FirstBlock| first.take(b))
         .with_context(|| format!("cannot read {input}"))?;
-    Input::warn_partial(&cut);
+    let (summary, ranges, baselines) = first.finish()?;
     let mut ranker = Ranker::new(membership);
-    let scan::Gathered { summary, sweeps, versions, histograms, mut pairs } = acc.finish(&mut ranker)?;
-    pairs.partial = cut;
+    let mut second = scan::SecondRead::new(&mut ranker, empty_histograms(&summary, &ranges), baselines)?;
+    let need = Need { sweep: true, llm: false };
+    let cut = parallel::scan_each(input, need, threads, block, |b| second.take(b))
+        .with_context(|| format!("cannot read {input} again"))?;
+    Input::warn_partial(&cut);
+    let scan::Gathered { summary, sweeps, versions, histograms, pairing } = second.finish(summary);
     let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
     let skipped = ranker.skipped;
     let collected = Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped };
-    Ok((collected, Some(pairs)))
+    Ok((collected, pairing.map(|p| p.comparisons())))
 }
 
-/// Reads `input` (once) and gathers the page's contents.
+/// Reads `input` and gathers the page's contents.
 pub fn collect(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
-    Ok(gather(input, membership, parallel::BLOCK)?.0)
+    Ok(gather(input, membership, None, parallel::BLOCK)?.0)
 }
 
 /// Reads `input` row at a time (twice) and gathers the page's contents: the former path, the
@@ -200,15 +213,11 @@ fn render_blocks(
     baseline: Option<&str>,
     block: usize,
 ) -> anyhow::Result<(String, Written)> {
-    let (collected, pairs) = gather(input, membership, block)?;
-    let lead = match pairs {
-        None => glance::section_without_pairs(&collected.summary),
-        Some(pairs) => {
-            if pairs.episodes == 0 {
-                return Err(CompareError::NoRecords(input.to_string()).into());
-            }
-            glance::section(&collected.summary, &crate::compare::compare(&pairs, baseline)?)
-        }
+    let (collected, comparisons) = gather(input, membership, baseline, block)?;
+    let lead = match comparisons {
+        None if input.is_cells() => glance::section_without_pairs(&collected.summary),
+        None => return Err(CompareError::NoRecords(input.to_string()).into()),
+        Some(comparisons) => glance::section(&collected.summary, &comparisons),
     };
     let written = Written {
         cells: collected.histograms.len(),

@@ -1,35 +1,93 @@
-//! [`ReportScan`]: what `report` needs of a records file, as an accumulator of the parallel
-//! results reader ([`crate::records::scan`]), so the file is read once.
+//! What `report` needs of a records file, in two reads by the parallel results reader
+//! ([`crate::records::scan::scan_each`]), each block's episodes taken in file order and dropped,
+//! so memory does not grow with the episodes:
 //!
-//! The summary is accumulated per block ([`SummaryScan`]). The ranking's model and the paired
-//! comparisons are not mergeable (their sums run in the order the rows came), so the blocks
-//! also keep their episodes compactly ([`Episodes`]), and [`ReportScan::finish`] replays them,
-//! in file order, into the same [`Ranker`] (on a thread of its own) and [`Pairs`] the
-//! row-at-a-time path fills, and into the histograms, whose ranges come from a first pass over
-//! those episodes in memory. The page is then the row-at-a-time one to the byte.
-
-use std::collections::btree_map::Entry;
+//! 1. [`FirstRead`]: the summary (accumulated per block, [`SummaryScan`]), each (game,
+//!    scenario)'s reward and length ranges (the histograms' bins, shared by every policy set of
+//!    a scenario, need them first), and the candidate baselines' values per seed
+//!    ([`Baselines`]).
+//! 2. [`SecondRead`]: the histograms, the ranking's model ([`Ranker`], fed the episodes in file
+//!    order exactly as row at a time) and the paired comparisons ([`Pairing`]).
 
 use indexmap::{IndexMap, IndexSet};
-use simfleet::GameKind;
 
 use super::histogram::Range;
 use super::{CellHistograms, CellKey};
-use crate::compare::pairs::Episode as Paired;
-use crate::compare::Pairs;
+use crate::compare::pairing::{Baselines, Pairing};
+use crate::compare::CompareError;
 use crate::rank::Ranker;
 use crate::records::scan::{Accumulate, Episodes, ScanRow};
 use crate::summary::{MixedVersions, Summary, SummaryScan};
 
-/// The report's accumulator: one per block of rows, merged in file order.
+/// Each (game, scenario)'s reward and length ranges.
+pub type Ranges = IndexMap<(String, String), (Range, Range)>;
+
+/// A block of the first read: its summary and its episodes.
 #[derive(Debug, Default)]
-pub struct ReportScan {
+pub struct FirstBlock {
     summary: SummaryScan,
     episodes: Episodes,
 }
 
-/// What the page needs, gathered from one read.
+impl Accumulate for FirstBlock {
+    fn add(&mut self, row: &ScanRow<'_>) {
+        self.summary.add(row);
+        self.episodes.add(row);
+    }
+
+    fn merge(&mut self, later: FirstBlock) {
+        self.summary.merge(later.summary);
+        self.episodes.merge(later.episodes);
+    }
+}
+
+/// The first read, block after block.
 #[derive(Debug)]
+pub struct FirstRead {
+    summary: SummaryScan,
+    ranges: Ranges,
+    baselines: Baselines,
+}
+
+impl FirstRead {
+    /// A first read for the forest plots' baseline `baseline` (default: the default baseline).
+    pub fn new(baseline: Option<&str>) -> FirstRead {
+        FirstRead { summary: SummaryScan::default(), ranges: IndexMap::new(), baselines: Baselines::new(baseline) }
+    }
+
+    /// Takes the next block.
+    pub fn take(&mut self, block: FirstBlock) {
+        self.summary.merge(block.summary);
+        let episodes = &block.episodes;
+        episodes.for_each_run(|_, head, run| {
+            let key = (head.game.clone(), head.scenario.clone());
+            let (reward, length) = self.ranges.entry(key).or_default();
+            for e in run {
+                reward.add(e.reward);
+                length.add(f64::from(e.length));
+            }
+        });
+        self.baselines.take(episodes);
+    }
+
+    /// The summary, the ranges, and the baselines (`None` when no episode was read).
+    pub fn finish(self) -> Result<(Summary, Ranges, Option<Baselines>), MixedVersions> {
+        let summary = self.summary.finish()?;
+        let baselines = (!self.baselines.is_empty()).then_some(self.baselines);
+        Ok((summary, self.ranges, baselines))
+    }
+}
+
+/// The second read, block after block.
+pub struct SecondRead<'r> {
+    ranker: &'r mut Ranker,
+    histograms: IndexMap<CellKey, CellHistograms>,
+    pairing: Option<Pairing>,
+    sweeps: IndexSet<String>,
+    versions: IndexMap<String, String>,
+}
+
+/// What the two reads gathered for the page.
 pub struct Gathered {
     /// The summary table.
     pub summary: Summary,
@@ -39,105 +97,47 @@ pub struct Gathered {
     pub versions: IndexMap<String, String>,
     /// Histograms per cell, in summary order.
     pub histograms: IndexMap<CellKey, CellHistograms>,
-    /// The paired comparisons' episodes.
-    pub pairs: Pairs,
+    /// The paired comparisons (`None` when no episode was read).
+    pub pairing: Option<Pairing>,
 }
 
-impl ReportScan {
-    /// Replays the episodes into `ranker` and the pairs, in file order; the summary, sweeps,
-    /// versions and histograms as the row-at-a-time path gathers them.
-    pub fn finish(self, ranker: &mut Ranker) -> Result<Gathered, MixedVersions> {
-        let summary = self.summary.finish()?;
-        let episodes = &self.episodes;
-        let (pairs, sweeps, versions, ranges) = std::thread::scope(|s| {
-            s.spawn(|| {
-                episodes.for_each_run(|_, head, run| ranker.add_run(head, run.iter().map(|e| (e.seed, e.reward))));
-            });
-            pairs_and_ranges(episodes)
-        })?;
-        let mut histograms = super::empty_histograms(&summary, &ranges);
-        // The groups' cells, looked up once per group rather than per episode.
-        let cells: Vec<Option<usize>> = episodes
-            .groups()
-            .iter()
-            .map(|(_, game, _, sc, ps)| histograms.get_index_of(&(game.clone(), sc.clone(), ps.clone())))
-            .collect();
-        episodes.for_each_run(|g, _, run| {
-            if let Some(c) = cells[g] {
-                let h = &mut histograms[c];
+impl<'r> SecondRead<'r> {
+    /// The second read, into `ranker`, the empty `histograms` and the first read's baselines.
+    pub fn new(
+        ranker: &'r mut Ranker,
+        histograms: IndexMap<CellKey, CellHistograms>,
+        baselines: Option<Baselines>,
+    ) -> Result<SecondRead<'r>, CompareError> {
+        let pairing = baselines.map(Baselines::into_pairing).transpose()?;
+        Ok(SecondRead { ranker, histograms, pairing, sweeps: IndexSet::new(), versions: IndexMap::new() })
+    }
+
+    /// Takes the next block.
+    pub fn take(&mut self, block: Episodes) {
+        block.for_each_run(|_, head, run| {
+            if !self.sweeps.contains(&head.sweep) {
+                self.sweeps.insert(head.sweep.clone());
+            }
+            if !self.versions.contains_key(&head.game) {
+                self.versions.insert(head.game.clone(), head.engine_version.clone());
+            }
+            self.ranker.add_run(head, run.iter().map(|e| (e.seed, e.reward)));
+            let key = (head.game.clone(), head.scenario.clone(), head.policy_set.clone());
+            if let Some(h) = self.histograms.get_mut(&key) {
                 for e in run {
                     h.reward.add(e.reward);
                     h.length.add(f64::from(e.length));
                 }
             }
         });
-        Ok(Gathered { summary, sweeps, versions, histograms, pairs })
-    }
-}
-
-type Ranges = IndexMap<(String, String), (Range, Range)>;
-
-/// What [`pairs_and_ranges`] gathers.
-type Replayed = (Pairs, IndexSet<String>, IndexMap<String, String>, Ranges);
-
-/// The pairs (as [`Pairs::add`] of each episode would make them: the first episode of a run
-/// through it, the others straight into its cell), the sweeps and versions first seen, and
-/// each (game, scenario)'s ranges.
-fn pairs_and_ranges(episodes: &Episodes) -> Result<Replayed, MixedVersions> {
-    let mut pairs = Pairs::default();
-    let (mut sweeps, mut versions) = (IndexSet::new(), IndexMap::new());
-    let mut ranges: Ranges = IndexMap::new();
-    let mut wins: IndexMap<String, Option<&'static str>> = IndexMap::new();
-    let mut failed = None;
-    episodes.for_each_run(|_, head, run| {
-        if failed.is_some() {
-            return;
+        if let Some(p) = &mut self.pairing {
+            p.take(&block);
         }
-        if !sweeps.contains(&head.sweep) {
-            sweeps.insert(head.sweep.clone());
-        }
-        if !versions.contains_key(&head.game) {
-            versions.insert(head.game.clone(), head.engine_version.clone());
-        }
-        let win = *wins
-            .entry(head.game.clone())
-            .or_insert_with(|| head.game.parse::<GameKind>().ok().and_then(|g| g.info().win_outcome));
-        let key = (head.game.clone(), head.scenario.clone());
-        let (reward, length) = ranges.entry(key.clone()).or_default();
-        for e in run {
-            reward.add(e.reward);
-            length.add(f64::from(e.length));
-        }
-        if let Err(e) = pairs.add(head) {
-            failed = Some(e);
-            return;
-        }
-        let cell = pairs.groups.get_mut(&key).and_then(|g| g.get_mut(&head.policy_set)).expect("just added");
-        for e in &run[1..] {
-            let episode = Paired { reward: e.reward, win: win == Some(episodes.outcome(e.outcome)) };
-            pairs.episodes += 1;
-            match cell.seeds.entry(e.seed) {
-                Entry::Vacant(v) => {
-                    v.insert(episode);
-                }
-                Entry::Occupied(_) => pairs.duplicates += 1,
-            }
-        }
-    });
-    match failed {
-        Some(e) => Err(e),
-        None => Ok((pairs, sweeps, versions, ranges)),
-    }
-}
-
-impl Accumulate for ReportScan {
-    fn add(&mut self, row: &ScanRow<'_>) {
-        self.summary.add(row);
-        self.episodes.add(row);
     }
 
-    fn merge(&mut self, later: ReportScan) {
-        self.summary.merge(later.summary);
-        self.episodes.merge(later.episodes);
+    /// What the page needs.
+    pub fn finish(self, summary: Summary) -> Gathered {
+        let SecondRead { histograms, pairing, sweeps, versions, .. } = self;
+        Gathered { summary, sweeps, versions, histograms, pairing }
     }
 }

@@ -64,14 +64,16 @@ struct Block {
 
 type Outcome<A> = Result<(A, Decoded), BlockError>;
 
-/// Accumulates the file at `path` of a line format or MessagePack.
-pub(super) fn scan<A: Accumulate>(
+/// Hands the accumulator of each block of the file at `path` (a line format or MessagePack) to
+/// `each`, in block order; returns whether the file ended in a partial record.
+pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
     path: &Path,
     format: Format,
     need: Need,
     threads: usize,
     block: usize,
-) -> Result<(A, bool), ImportError> {
+    each: &mut F,
+) -> Result<bool, ImportError> {
     let name = path.display().to_string();
     let ioerr = |source: io::Error| ImportError::Io { path: name.clone(), source };
     let mut file = File::open(path).map_err(ioerr)?;
@@ -88,14 +90,15 @@ pub(super) fn scan<A: Accumulate>(
         }
         Format::Parquet => unreachable!("Parquet is scanned by row group"),
     };
-    let result = scan_blocks::<A>(&mut file, carry, &decoder, need, threads, block.max(64)).map_err(|e| match e {
-        ScanError::Io(e) => ImportError::Io { path: name.clone(), source: e },
-        ScanError::Row(row, message) => ImportError::Row { path: name.clone(), row: row + header_rows, message },
-        ScanError::Boundary => ImportError::Row { path: name.clone(), row: 0, message: String::new() },
-    });
-    match (result, &decoder) {
-        (Err(ImportError::Row { row: 0, .. }), Decoder::Msgpack) => row_at_a_time(path, need),
-        (result, _) => result,
+    let mut merger = Merger { each, next: 0, rows: 0, partial: false, waiting: BTreeMap::new() };
+    let result = scan_blocks::<A, F>(&mut file, carry, &decoder, need, threads, block.max(64), &mut merger);
+    match result {
+        Ok(()) => Ok(merger.partial),
+        Err(ScanError::Io(e)) => Err(ImportError::Io { path: name, source: e }),
+        Err(ScanError::Row(row, message)) => Err(ImportError::Row { path: name, row: row + header_rows, message }),
+        // The blocks handed over so far decoded to exactly their ends: only the rows after
+        // them are read again.
+        Err(ScanError::Boundary) => row_at_a_time(path, need, merger.rows, merger.each),
     }
 }
 
@@ -105,14 +108,15 @@ enum ScanError {
     Boundary,
 }
 
-fn scan_blocks<A: Accumulate>(
+fn scan_blocks<A: Accumulate, F: FnMut(A)>(
     file: &mut File,
     mut carry: Vec<u8>,
     decoder: &Decoder,
     need: Need,
     threads: usize,
     block: usize,
-) -> Result<(A, bool), ScanError> {
+    merger: &mut Merger<'_, A, F>,
+) -> Result<(), ScanError> {
     let (to_workers, blocks) = mpsc::sync_channel::<Block>(threads);
     let blocks = Mutex::new(blocks);
     let (to_main, outcomes) = mpsc::channel::<(usize, Outcome<A>, Vec<u8>)>();
@@ -131,7 +135,6 @@ fn scan_blocks<A: Accumulate>(
             });
         }
         drop(to_main);
-        let mut merger = Merger::<A>::default();
         let mut cutter = Cutter::new(decoder);
         let mut index = 0;
         // Block buffers come back from the workers and are filled again: no fresh pages (and
@@ -172,7 +175,7 @@ fn scan_blocks<A: Accumulate>(
         for (i, outcome, _) in outcomes.iter() {
             merger.take(i, outcome)?;
         }
-        Ok((merger.total, merger.partial))
+        Ok(())
     })
 }
 
@@ -231,28 +234,23 @@ impl Cutter {
     }
 }
 
-/// Merges the blocks' accumulators in block order as they arrive.
-struct Merger<A> {
-    total: A,
+/// Hands the blocks' accumulators over in block order as they arrive.
+struct Merger<'e, A, F> {
+    each: &'e mut F,
     next: usize,
+    /// Rows handed over.
     rows: u64,
     partial: bool,
     waiting: BTreeMap<usize, Outcome<A>>,
 }
 
-impl<A: Accumulate> Default for Merger<A> {
-    fn default() -> Self {
-        Merger { total: A::default(), next: 0, rows: 0, partial: false, waiting: BTreeMap::new() }
-    }
-}
-
-impl<A: Accumulate> Merger<A> {
+impl<A: Accumulate, F: FnMut(A)> Merger<'_, A, F> {
     fn take(&mut self, index: usize, outcome: Outcome<A>) -> Result<(), ScanError> {
         self.waiting.insert(index, outcome);
         while let Some(outcome) = self.waiting.remove(&self.next) {
             match outcome {
                 Ok((acc, d)) => {
-                    self.total.merge(acc);
+                    (self.each)(acc);
                     self.rows += d.rows;
                     self.partial |= d.partial;
                 }
@@ -266,10 +264,15 @@ impl<A: Accumulate> Merger<A> {
 }
 
 /// The row-at-a-time reader, for a MessagePack file whose records could not be told apart by
-/// their first bytes.
-fn row_at_a_time<A: Accumulate>(path: &Path, need: Need) -> Result<(A, bool), ImportError> {
+/// their first bytes: the rows after the first `skip` (already handed over), as one accumulator.
+fn row_at_a_time<A: Accumulate, F: FnMut(A)>(path: &Path, need: Need, skip: u64, each: &mut F) -> Result<bool, ImportError> {
     let mut acc = A::default();
+    let mut seen = 0;
     let cut = reader::for_each_row(path, |_, row| {
+        seen += 1;
+        if seen <= skip {
+            return;
+        }
         acc.add(&ScanRow {
             sweep: &row.sweep,
             game: &row.game,
@@ -285,5 +288,6 @@ fn row_at_a_time<A: Accumulate>(path: &Path, need: Need) -> Result<(A, bool), Im
             outcome_key: None,
         })
     })?;
-    Ok((acc, cut.is_some()))
+    each(acc);
+    Ok(cut.is_some())
 }

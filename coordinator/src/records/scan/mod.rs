@@ -23,7 +23,7 @@ mod parquet;
 #[cfg(test)]
 mod tests;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
@@ -106,21 +106,47 @@ pub(crate) fn scan_blocks<A: Accumulate>(
     block: usize,
 ) -> Result<(A, Vec<PathBuf>), ImportError> {
     let mut total = A::default();
+    let cut = scan_each(input, need, threads, block, |acc: A| total.merge(acc))?;
+    Ok((total, cut))
+}
+
+/// Hands the accumulator of every block of rows of every file of `input` (a Parquet row group,
+/// a block of a line format) to `each`, in file order, as soon as the blocks before it have
+/// been handed over. A consumer that folds each block into state of its own and drops it
+/// (`report`, `rank`, `compare`: the episodes of a block, replayed in file order) keeps memory
+/// flat: only a few blocks are decoded ahead. Returns the files that ended in a partial
+/// record; `block` is the line formats' block size, as in [`scan_blocks`].
+pub fn scan_each<A: Accumulate>(
+    input: &Input,
+    need: Need,
+    threads: usize,
+    block: usize,
+    mut each: impl FnMut(A),
+) -> Result<Vec<PathBuf>, ImportError> {
     let mut cut = Vec::new();
     for file in input.files() {
-        let (acc, partial) = scan_file::<A>(file, need, threads.max(1), block)?;
-        total.merge(acc);
+        let partial = match Format::of(file)? {
+            Format::Parquet => {
+                parquet::scan(file, need, threads.max(1), &mut each)?;
+                false
+            }
+            format => chunks::scan(file, format, need, threads.max(1), block, &mut each)?,
+        };
         if partial {
             cut.push(file.clone());
         }
     }
-    Ok((total, cut))
+    Ok(cut)
 }
 
-/// One file; `block` is the line formats' block size (small in tests, to cut many blocks).
-fn scan_file<A: Accumulate>(path: &Path, need: Need, threads: usize, block: usize) -> Result<(A, bool), ImportError> {
-    match Format::of(path)? {
-        Format::Parquet => Ok((parquet::scan(path, need, threads)?, false)),
-        format => chunks::scan(path, format, need, threads, block),
-    }
+/// One file, as [`scan_blocks`] reads it; whether it ended in a partial record.
+#[cfg(test)]
+fn scan_file<A: Accumulate>(
+    path: &std::path::Path,
+    need: Need,
+    threads: usize,
+    block: usize,
+) -> Result<(A, bool), ImportError> {
+    let (acc, cut) = scan_blocks(&Input::file(path)?, need, threads, block)?;
+    Ok((acc, !cut.is_empty()))
 }

@@ -4,12 +4,13 @@
 //! indices (the RLE / bit-packed hybrid), so a row group's strings are its dictionary (a few
 //! entries) and one `u32` per row, and two rows' keys compare as indices. The numeric columns
 //! go through the parquet crate's typed column reader. Each row group gets its own accumulator;
-//! they are merged in row-group order.
+//! they are handed over in row-group order as they are done, and a thread takes a row group
+//! only a few ahead of the last one handed over, so memory stays flat however many there are.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Condvar, Mutex};
 
 use parquet::basic::{Encoding, Type as Physical};
 use parquet::column::page::{Page, PageReader};
@@ -43,8 +44,14 @@ const SCENARIO: usize = 2;
 const POLICY_SET: usize = 3;
 const OUTCOME: usize = 4;
 
-/// Accumulates the Parquet file at `path` on `threads` threads.
-pub(super) fn scan<A: Accumulate>(path: &Path, need: Need, threads: usize) -> Result<A, ImportError> {
+/// Hands the accumulator of each row group of the Parquet file at `path` to `each`, in
+/// row-group order, decoding on `threads` threads.
+pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
+    path: &Path,
+    need: Need,
+    threads: usize,
+    each: &mut F,
+) -> Result<(), ImportError> {
     let name = path.display().to_string();
     let rowerr = |row: u64, message: String| ImportError::Row { path: name.clone(), row, message };
     let file = File::open(path).map_err(|source| ImportError::Io { path: name.clone(), source })?;
@@ -82,37 +89,75 @@ pub(super) fn scan<A: Accumulate>(path: &Path, need: Need, threads: usize) -> Re
         first_row.push(rows);
         rows += meta.row_group(g).num_rows() as u64;
     }
-    let next = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<GroupResult<A>>>> = Mutex::new((0..groups).map(|_| None).collect());
+    let threads = threads.min(groups.max(1));
+    // (next row group to take, row groups handed over); a thread waits while the next one is
+    // more than `ahead` past the handed-over ones, so at most that many wait in memory.
+    let ahead = 2 * threads;
+    let progress = (Mutex::new((0usize, 0usize)), Condvar::new());
+    let (to_main, done) = mpsc::channel::<(usize, GroupResult<A>)>();
     std::thread::scope(|s| {
-        for _ in 0..threads.min(groups.max(1)) {
-            s.spawn(|| {
+        for _ in 0..threads {
+            let to_main = to_main.clone();
+            let progress = &progress;
+            let first_row = &first_row;
+            let columns = &columns;
+            s.spawn(move || {
                 // A reader of its own: the readers of one `File` share its offset (their
                 // handles are clones of one descriptor), so threads cannot share one.
                 let own = File::open(path)
                     .map_err(|e| e.to_string())
                     .and_then(|f| SerializedFileReader::new(f).map_err(|e| e.to_string()));
                 loop {
-                    let g = next.fetch_add(1, Ordering::Relaxed);
-                    if g >= groups {
-                        return;
-                    }
+                    let g = {
+                        let (lock, wake) = progress;
+                        let mut p = lock.lock().expect("no thread panics holding the lock");
+                        while p.0 < groups && p.0 >= p.1 + ahead {
+                            p = wake.wait(p).expect("no thread panics holding the lock");
+                        }
+                        if p.0 >= groups {
+                            return;
+                        }
+                        p.0 += 1;
+                        p.0 - 1
+                    };
                     let result = own
                         .as_ref()
                         .map_err(|e| (0, e.clone()))
                         .and_then(|reader| reader.get_row_group(g).map_err(|e| (0, e.to_string())))
-                        .and_then(|rg| row_group::<A>(rg.as_ref(), &columns))
+                        .and_then(|rg| row_group::<A>(rg.as_ref(), columns))
                         .map_err(|(row, m)| (first_row[g] + row, m));
-                    done.lock().expect("no thread panics holding the lock")[g] = Some(result);
+                    if to_main.send((g, result)).is_err() {
+                        return;
+                    }
                 }
             });
         }
-    });
-    let mut total = A::default();
-    for result in done.into_inner().expect("the threads are done") {
-        total.merge(result.expect("every row group was read").map_err(|(row, m)| rowerr(row, m))?);
-    }
-    Ok(total)
+        drop(to_main);
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        let mut failed = None;
+        for (g, result) in done.iter() {
+            waiting.insert(g, result);
+            while let Some(result) = waiting.remove(&next) {
+                match result {
+                    Ok(acc) if failed.is_none() => each(acc),
+                    Ok(_) => {}
+                    Err((row, m)) => {
+                        failed.get_or_insert(rowerr(row, m));
+                        // Stop the threads: nothing after the error is handed over.
+                        progress.0.lock().expect("no thread panics holding the lock").0 = groups;
+                    }
+                }
+                next += 1;
+                progress.0.lock().expect("no thread panics holding the lock").1 = next;
+                progress.1.notify_all();
+            }
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    })
 }
 
 /// One row group's accumulator; errors are (1-based row in the group, message).
