@@ -14,6 +14,7 @@
 //! order), otherwise equal to rounding (1e-15 relative).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::path::PathBuf;
 
 use indexmap::{IndexMap, IndexSet};
@@ -31,8 +32,73 @@ type Value = (f64, bool);
 /// (game, scenario).
 type GroupKey = (String, String);
 
-/// The values of one policy set per seed in each (game, scenario): the first episode of a seed.
-type SeedValues = IndexMap<GroupKey, HashMap<u64, Value>>;
+/// Seeds hashed by one multiplication (Fibonacci hashing): they are integers that mostly come
+/// in runs, not chosen by an adversary, and SipHash cost more than the rest of the pairing.
+#[derive(Default)]
+struct SeedHasher(u64);
+
+impl Hasher for SeedHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A map keyed by seeds (or seed words).
+type SeedMap<V> = HashMap<u64, V, BuildHasherDefault<SeedHasher>>;
+
+/// 64 consecutive seeds' values: which are present, which were wins, and the rewards.
+struct Chunk {
+    present: u64,
+    wins: u64,
+    rewards: [f64; 64],
+}
+
+/// A policy set's values by seed in one (game, scenario), the first episode of each seed: in
+/// chunks of 64 consecutive seeds, about 8 bytes a seed when the seeds come in ranges, as a
+/// sweep's do.
+#[derive(Default)]
+struct SeedValues {
+    chunks: SeedMap<Chunk>,
+}
+
+impl SeedValues {
+    /// Keeps `value` for `seed` unless the seed has one.
+    fn insert_first(&mut self, seed: u64, (reward, win): Value) {
+        let chunk = self.chunks.entry(seed >> 6).or_insert_with(|| Chunk { present: 0, wins: 0, rewards: [0.0; 64] });
+        let bit = 1u64 << (seed & 63);
+        if chunk.present & bit == 0 {
+            chunk.present |= bit;
+            chunk.wins |= if win { bit } else { 0 };
+            chunk.rewards[(seed & 63) as usize] = reward;
+        }
+    }
+
+    fn get(&self, seed: u64) -> Option<Value> {
+        let chunk = self.chunks.get(&(seed >> 6))?;
+        let bit = 1u64 << (seed & 63);
+        (chunk.present & bit != 0).then(|| (chunk.rewards[(seed & 63) as usize], chunk.wins & bit != 0))
+    }
+}
+
+impl std::fmt::Debug for SeedValues {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let seeds: u32 = self.chunks.values().map(|c| c.present.count_ones()).sum();
+        write!(f, "SeedValues({seeds} seeds)")
+    }
+}
+
+/// A candidate baseline's values in each (game, scenario).
+type GroupValues = IndexMap<GroupKey, SeedValues>;
 
 /// The win outcome of each game met (`None` for a game without one).
 #[derive(Debug, Default)]
@@ -60,7 +126,7 @@ pub struct Baselines {
     versions: IndexMap<String, String>,
     wins: Wins,
     /// Candidate policy set -> its values.
-    values: IndexMap<String, SeedValues>,
+    values: IndexMap<String, GroupValues>,
     mixed: Option<MixedVersions>,
 }
 
@@ -82,7 +148,10 @@ impl Baselines {
         match &self.asked {
             Some(b) => b == policy_set,
             // The default is `random` if there is one, else the first policy set of the file.
-            None => policy_set == "random" || self.first.as_deref() == Some(policy_set),
+            None => {
+                policy_set == "random"
+                    || (self.first.as_deref() == Some(policy_set) && !self.values.contains_key("random"))
+            }
         }
     }
 
@@ -123,10 +192,14 @@ impl Baselines {
             if !candidate {
                 return;
             }
+            if self.asked.is_none() && head.policy_set == "random" && self.values.keys().any(|n| n != "random") {
+                // `random` is the default: the first policy set's values are no longer needed.
+                self.values.retain(|name, _| name == "random");
+            }
             let win = self.wins.of(&head.game);
             let seeds = self.values.entry(head.policy_set.clone()).or_default().entry(key).or_default();
             for e in run {
-                seeds.entry(e.seed).or_insert((e.reward, win == Some(block.outcome(e.outcome))));
+                seeds.insert_first(e.seed, (e.reward, win == Some(block.outcome(e.outcome))));
             }
         });
     }
@@ -162,22 +235,34 @@ impl Baselines {
     }
 }
 
-/// One bit per seed, in words of 64 consecutive seeds: a cell's seeds come in runs.
+/// One bit per seed, in words of 64 consecutive seeds: a cell's seeds come in runs, so the word
+/// in use is kept aside and the map touched once per 64 seeds.
 #[derive(Debug, Default)]
 struct SeedSet {
-    words: HashMap<u64, u64>,
+    words: SeedMap<u64>,
+    /// The word in use (its index and bits), not in `words` while it is in use.
+    current: Option<(u64, u64)>,
     len: u64,
 }
 
 impl SeedSet {
     /// Adds `seed`; false if it was there.
     fn insert(&mut self, seed: u64) -> bool {
-        let word = self.words.entry(seed >> 6).or_default();
-        let bit = 1u64 << (seed & 63);
-        if *word & bit != 0 {
+        let (index, bit) = (seed >> 6, 1u64 << (seed & 63));
+        let bits = match &mut self.current {
+            Some((i, bits)) if *i == index => bits,
+            current => {
+                if let Some((i, bits)) = current.take() {
+                    self.words.insert(i, bits);
+                }
+                let bits = self.words.remove(&index).unwrap_or(0);
+                &mut current.insert((index, bits)).1
+            }
+        };
+        if *bits & bit != 0 {
             return false;
         }
-        *word |= bit;
+        *bits |= bit;
         self.len += 1;
         true
     }
@@ -195,7 +280,7 @@ struct CellPairs {
 /// The second read: every episode paired with the baseline's of its seed, as it comes.
 pub struct Pairing {
     baseline: String,
-    base: SeedValues,
+    base: GroupValues,
     groups: IndexMap<GroupKey, IndexMap<String, CellPairs>>,
     wins: Wins,
     /// Episodes read.
@@ -231,7 +316,7 @@ impl Pairing {
                 if is_base {
                     continue;
                 }
-                if let Some(&(b, b_win)) = base.and_then(|b| b.get(&e.seed)) {
+                if let Some((b, b_win)) = base.and_then(|b| b.get(e.seed)) {
                     let o_win = win == Some(block.outcome(e.outcome));
                     cell.shared += 1;
                     cell.reward.add(b, e.reward);
