@@ -149,8 +149,33 @@ pub fn summary_of(rows: &[CellRow]) -> anyhow::Result<crate::summary::Summary> {
 }
 
 /// The rows a summary sweep would have given, from records files: each cell's records
-/// aggregated in file order (`coordinator summary FILE... --out CELLS`).
+/// aggregated in file order (`coordinator summary FILE... --out CELLS`). The records are decoded
+/// whole on every core by the parallel reader and aggregated in file order, so the rows are
+/// the row-at-a-time reader's ([`rows_of_records_rows`]) exactly.
 pub fn rows_of_records(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
+    rows_of_records_blocks(input, crate::records::scan::BLOCK)
+}
+
+/// [`rows_of_records`] with the line formats read in blocks of `block` bytes.
+fn rows_of_records_blocks(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<CellRow>> {
+    use crate::records::scan::{self, Need, WholeRows};
+    rows_of_records_with(|f| {
+        let need = Need { whole: true, ..Need::default() };
+        // A partial trailing record is skipped; `summary` has warned of it already.
+        scan::scan_each(input, need, scan::threads(), block, |rows: WholeRows| rows.0.into_iter().for_each(&mut *f))
+            .map(|_| ())
+    })
+}
+
+/// [`rows_of_records`] row at a time: the reference of its equality test.
+pub fn rows_of_records_rows(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
+    rows_of_records_with(|f| input.for_each_row(f).map(|_| ()))
+}
+
+/// The cell rows of the records `read` hands over, in file order.
+fn rows_of_records_with(
+    read: impl FnOnce(&mut dyn FnMut(crate::records::Row)) -> Result<(), crate::records::ImportError>,
+) -> anyhow::Result<Vec<CellRow>> {
     use indexmap::IndexMap;
     struct Acc {
         sweep: String,
@@ -160,7 +185,7 @@ pub fn rows_of_records(input: &crate::records::Input) -> anyhow::Result<Vec<Cell
     }
     let mut cells: IndexMap<(String, String, String), Acc> = IndexMap::new();
     let mut bad = None;
-    input.for_each_row(|row| {
+    read(&mut |row| {
         if bad.is_some() {
             return;
         }
@@ -275,5 +300,27 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
         with_failure.skip(&sweep, 0).unwrap();
         let rows = with_failure.rows().unwrap();
         assert_eq!((rows[0].jobs, rows[0].episodes), (2, 30), "the failed job's episodes are not counted");
+    }
+
+    #[test]
+    fn parallel_whole_rows_give_the_row_readers_cells() {
+        use crate::report::scan_tests::{results, write_all};
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = write_all(dir.path(), &results());
+        // A file cut in its last record: both skip it.
+        let jsonl = files.iter().find(|p| p.extension().is_some_and(|e| e == "jsonl")).unwrap().clone();
+        let bytes = std::fs::read(&jsonl).unwrap();
+        let cut = dir.path().join("cut.jsonl");
+        std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
+        files.push(cut);
+        for path in &files {
+            let input = crate::records::Input::file(path).unwrap();
+            let want = rows_of_records_rows(&input).unwrap();
+            assert!(want.len() >= 12 && want.iter().all(|r| r.aggregate.episodes > 0), "{}", path.display());
+            for block in [700, 4096, crate::records::scan::BLOCK] {
+                // Aggregated in file order: the same rows, every bit.
+                assert_eq!(rows_of_records_blocks(&input, block).unwrap(), want, "{} block {block}", path.display());
+            }
+        }
     }
 }

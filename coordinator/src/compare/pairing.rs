@@ -381,7 +381,7 @@ pub fn compare_input(input: &Input, baseline: Option<&str>, block: usize) -> Res
     if input.is_cells() {
         return Err(CompareError::NoRecords(input.to_string()));
     }
-    let need = Need { sweep: true, llm: false };
+    let need = Need { sweep: true, llm: false, whole: false };
     let mut first = Baselines::new(baseline);
     scan::scan_each(input, need, scan::threads(), block, |b: Episodes| first.take(&b))?;
     if first.is_empty() {

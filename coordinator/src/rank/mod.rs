@@ -210,7 +210,7 @@ impl Ranker {
 /// episodes.
 pub fn rank(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
     rank_with(input, sweep, ridge, |input, ranker| {
-        let need = Need { sweep: true, llm: false };
+        let need = Need { sweep: true, llm: false, whole: false };
         let cut = scan::scan_each(input, need, scan::threads(), scan::BLOCK, |block: Episodes| {
             block.for_each_run(|_, head, run| ranker.add_run(head, run.iter().map(|e| (e.seed, e.reward))));
         })

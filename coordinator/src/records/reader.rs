@@ -96,7 +96,7 @@ pub fn for_each_row_of(
     }
 }
 
-fn csv_row(headers: &csv::StringRecord, rec: &csv::StringRecord) -> Result<Row, String> {
+pub(crate) fn csv_row(headers: &csv::StringRecord, rec: &csv::StringRecord) -> Result<Row, String> {
     let mut obj = serde_json::Map::new();
     let mut stats = serde_json::Map::new();
     for (h, v) in headers.iter().zip(rec.iter()) {

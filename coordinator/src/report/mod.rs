@@ -124,14 +124,14 @@ fn gather(
         return Ok((collect_cells(input, membership)?, None));
     }
     let threads = parallel::threads();
-    let need = Need { sweep: true, llm: true };
+    let need = Need { sweep: true, llm: true, whole: false };
     let mut first = scan::FirstRead::new(baseline);
     parallel::scan_each(input, need, threads, block, |b: scan::FirstBlock| first.take(b))
         .with_context(|| format!("cannot read {input}"))?;
     let (summary, ranges, baselines) = first.finish()?;
     let mut ranker = Ranker::new(membership);
     let mut second = scan::SecondRead::new(&mut ranker, empty_histograms(&summary, &ranges), baselines)?;
-    let need = Need { sweep: true, llm: false };
+    let need = Need { sweep: true, llm: false, whole: false };
     let cut = parallel::scan_each(input, need, threads, block, |b| second.take(b))
         .with_context(|| format!("cannot read {input} again"))?;
     Input::warn_partial(&cut);

@@ -77,59 +77,61 @@ pub fn for_each_row(path: &Path, columns: Option<&[&str]>, mut f: impl FnMut(u64
     for (i, record) in rows.enumerate() {
         let n = i as u64 + 1;
         let record = record.map_err(|e| (n, e.to_string()))?;
-        let mut row = Row {
-            sweep: String::new(),
-            job: 0,
-            game: String::new(),
-            engine_version: String::new(),
-            scenario: String::new(),
-            policy_set: String::new(),
-            seed: 0,
-            outcome: String::new(),
-            length: 0,
-            truncated: false,
-            team_reward: 0.0,
-            agent_rewards: Vec::new(),
-            trajectory_hash: String::new(),
-            stats: Default::default(),
-        };
-        for (name, field) in record.get_column_iter() {
-            let set = |row: &mut Row| -> Result<(), String> {
-                match name.as_str() {
-                    "sweep" => row.sweep = text(field, name)?,
-                    "job" => row.job = unsigned(field, name)?,
-                    "game" => row.game = text(field, name)?,
-                    "engine_version" => row.engine_version = text(field, name)?,
-                    "scenario" => row.scenario = text(field, name)?,
-                    "policy_set" => row.policy_set = text(field, name)?,
-                    "seed" => row.seed = unsigned(field, name)?,
-                    "outcome" => row.outcome = text(field, name)?,
-                    "length" => row.length = u32::try_from(unsigned(field, name)?).map_err(|e| e.to_string())?,
-                    "truncated" => row.truncated = matches!(field, Field::Bool(true)),
-                    "team_reward" => {
-                        row.team_reward = value(field, false)?.as_f64().ok_or("column team_reward: not a number")?
-                    }
-                    "agent_rewards" => {
-                        row.agent_rewards = serde_json::from_value(value(field, false)?).map_err(|e| e.to_string())?
-                    }
-                    "trajectory_hash" => row.trajectory_hash = text(field, name)?,
-                    other => {
-                        if let Some(key) = other.strip_prefix("stats.") {
-                            let json_text = json_columns.iter().any(|c| c == other);
-                            let v = value(field, json_text).map_err(|e| format!("column {other}: {e}"))?;
-                            if !v.is_null() {
-                                row.stats.insert(key.to_string(), v);
-                            }
-                        }
-                    }
-                }
-                Ok(())
-            };
-            set(&mut row).map_err(|e| (n, e))?;
-        }
-        f(i as u64, row);
+        f(i as u64, row_of(&record, &json_columns).map_err(|e| (n, e))?);
     }
     Ok(())
+}
+
+/// One Parquet record as a row; `json_columns` are the columns stored as JSON text. Columns the
+/// record lacks leave the row's fields at their defaults (empty, zero).
+pub(crate) fn row_of(record: &parquet::record::Row, json_columns: &[String]) -> Result<Row, String> {
+    let mut row = Row {
+        sweep: String::new(),
+        job: 0,
+        game: String::new(),
+        engine_version: String::new(),
+        scenario: String::new(),
+        policy_set: String::new(),
+        seed: 0,
+        outcome: String::new(),
+        length: 0,
+        truncated: false,
+        team_reward: 0.0,
+        agent_rewards: Vec::new(),
+        trajectory_hash: String::new(),
+        stats: Default::default(),
+    };
+    for (name, field) in record.get_column_iter() {
+        match name.as_str() {
+            "sweep" => row.sweep = text(field, name)?,
+            "job" => row.job = unsigned(field, name)?,
+            "game" => row.game = text(field, name)?,
+            "engine_version" => row.engine_version = text(field, name)?,
+            "scenario" => row.scenario = text(field, name)?,
+            "policy_set" => row.policy_set = text(field, name)?,
+            "seed" => row.seed = unsigned(field, name)?,
+            "outcome" => row.outcome = text(field, name)?,
+            "length" => row.length = u32::try_from(unsigned(field, name)?).map_err(|e| e.to_string())?,
+            "truncated" => row.truncated = matches!(field, Field::Bool(true)),
+            "team_reward" => {
+                row.team_reward = value(field, false)?.as_f64().ok_or("column team_reward: not a number")?
+            }
+            "agent_rewards" => {
+                row.agent_rewards = serde_json::from_value(value(field, false)?).map_err(|e| e.to_string())?
+            }
+            "trajectory_hash" => row.trajectory_hash = text(field, name)?,
+            other => {
+                if let Some(key) = other.strip_prefix("stats.") {
+                    let json_text = json_columns.iter().any(|c| c == other);
+                    let v = value(field, json_text).map_err(|e| format!("column {other}: {e}"))?;
+                    if !v.is_null() {
+                        row.stats.insert(key.to_string(), v);
+                    }
+                }
+            }
+        }
+    }
+    Ok(row)
 }
 
 /// The columns the writer stored as JSON text (its `JSON_COLUMNS_KEY` metadata).

@@ -17,7 +17,7 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::sync::Mutex;
 
-use super::{lines, msgpack, Accumulate, Need, ScanRow};
+use super::{lines, msgpack, whole, Accumulate, Need, ScanRow};
 use crate::records::error::ImportError;
 use crate::records::format::Format;
 use crate::records::reader;
@@ -43,12 +43,17 @@ pub(super) enum BlockError {
 pub(super) enum Decoder {
     Jsonl,
     Csv(lines::CsvColumns),
+    /// CSV into whole rows ([`Need::whole`]), by the header's names.
+    CsvWhole(csv::StringRecord),
     Msgpack,
 }
 
 impl Decoder {
     fn decode<A: Accumulate>(&self, block: &[u8], last: bool, need: Need, acc: &mut A) -> Result<Decoded, BlockError> {
         match self {
+            Decoder::Jsonl if need.whole => whole::jsonl(block, last, acc),
+            Decoder::Msgpack if need.whole => whole::msgpack(block, last, acc),
+            Decoder::CsvWhole(headers) => whole::csv(block, last, headers, acc),
             Decoder::Jsonl => lines::jsonl(block, last, need, acc),
             Decoder::Csv(columns) => lines::csv(block, last, columns, acc),
             Decoder::Msgpack => msgpack::decode(block, last, need, acc),
@@ -86,7 +91,10 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
             let (columns, rest) = lines::csv_header(&mut file).map_err(ioerr)?;
             carry = rest;
             header_rows = 1;
-            Decoder::Csv(columns)
+            match need.whole {
+                true => Decoder::CsvWhole(whole::csv_headers(path).map_err(ioerr)?),
+                false => Decoder::Csv(columns),
+            }
         }
         Format::Parquet => unreachable!("Parquet is scanned by row group"),
     };
@@ -201,7 +209,7 @@ impl Cutter {
     fn new(decoder: &Decoder) -> Cutter {
         let kind = match decoder {
             Decoder::Jsonl => CutKind::Newline,
-            Decoder::Csv(_) => CutKind::CsvNewline,
+            Decoder::Csv(_) | Decoder::CsvWhole(_) => CutKind::CsvNewline,
             Decoder::Msgpack => CutKind::Prefix(None),
         };
         Cutter { kind }
@@ -272,6 +280,9 @@ fn row_at_a_time<A: Accumulate, F: FnMut(A)>(path: &Path, need: Need, skip: u64,
         seen += 1;
         if seen <= skip {
             return;
+        }
+        if need.whole {
+            return acc.add_whole(row);
         }
         acc.add(&ScanRow {
             sweep: &row.sweep,

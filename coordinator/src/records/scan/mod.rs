@@ -19,6 +19,7 @@ mod episodes;
 mod lines;
 mod msgpack;
 mod parquet;
+mod whole;
 
 #[cfg(test)]
 mod tests;
@@ -29,10 +30,12 @@ use serde_json::Value;
 
 pub use chunks::BLOCK;
 pub use episodes::{Episode, Episodes, Group};
+pub use whole::WholeRows;
 
 use super::error::ImportError;
 use super::format::Format;
 use super::input::Input;
+use super::row::Row;
 
 /// One row as the scanner hands it over: the needed fields, borrowed from the decoded block;
 /// the others keep their defaults (empty, zero).
@@ -75,6 +78,9 @@ pub struct Need {
     pub sweep: bool,
     /// Read the `llm` stat (`stats.llm`).
     pub llm: bool,
+    /// Decode whole rows, every field, and hand them over by [`Accumulate::add_whole`] (what
+    /// `summary --out`'s cell aggregates need); the other fields of `Need` are then moot.
+    pub whole: bool,
 }
 
 /// A mergeable accumulator: one per block of rows, merged in file order.
@@ -83,6 +89,31 @@ pub trait Accumulate: Default + Send {
     fn add(&mut self, row: &ScanRow<'_>);
     /// Adds everything `later` counted (rows that come after this accumulator's in the input).
     fn merge(&mut self, later: Self);
+
+    /// Counts one whole row (a scan with [`Need::whole`]); by default as its [`ScanRow`].
+    fn add_whole(&mut self, row: Row) {
+        self.add(&ScanRow::of(&row));
+    }
+}
+
+impl<'a> ScanRow<'a> {
+    /// The scalar fields of a whole row (and its `llm` stat).
+    pub fn of(row: &'a Row) -> ScanRow<'a> {
+        ScanRow {
+            sweep: &row.sweep,
+            game: &row.game,
+            engine_version: &row.engine_version,
+            scenario: &row.scenario,
+            policy_set: &row.policy_set,
+            outcome: &row.outcome,
+            seed: row.seed,
+            length: row.length,
+            team_reward: row.team_reward,
+            llm: row.stats.get("llm"),
+            key: None,
+            outcome_key: None,
+        }
+    }
 }
 
 /// Threads to decode on: every core.

@@ -33,6 +33,8 @@ struct Columns {
     team_reward: usize,
     /// `stats.llm`, if needed and present, and whether it holds JSON text.
     llm: Option<(usize, bool)>,
+    /// Whole rows ([`Need::whole`]): the columns the writer stored as JSON text.
+    whole: Option<Vec<String>>,
 }
 
 /// A row group's accumulator, or (row in the file, message).
@@ -81,6 +83,7 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
         length: find("length")?,
         team_reward: find("team_reward")?,
         llm,
+        whole: need.whole.then(|| crate::records::parquet::reader::json_columns(meta.file_metadata())),
     };
     let groups = reader.num_row_groups();
     let mut first_row = Vec::with_capacity(groups);
@@ -162,6 +165,17 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
 
 /// One row group's accumulator; errors are (1-based row in the group, message).
 fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Result<A, (u64, String)> {
+    if let Some(json_columns) = &columns.whole {
+        // Every column, record by record, as the row-at-a-time reader decodes them.
+        let mut acc = A::default();
+        let rows = rg.get_row_iter(None).map_err(|e| (0, e.to_string()))?;
+        for (i, record) in rows.enumerate() {
+            let n = i as u64 + 1;
+            let record = record.map_err(|e| (n, e.to_string()))?;
+            acc.add_whole(crate::records::parquet::reader::row_of(&record, json_columns).map_err(|e| (n, e))?);
+        }
+        return Ok(acc);
+    }
     let n = rg.metadata().num_rows() as usize;
     let err = |e: parquet::errors::ParquetError| (0, e.to_string());
     let mut strings: Vec<Strings> = Vec::with_capacity(5);
