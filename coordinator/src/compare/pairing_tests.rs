@@ -27,7 +27,11 @@ fn every_format_and_game_compares_as_the_row_reader_does() {
             // Every cell's episodes come in seed order: the same sums in the same order.
             assert_eq!(format!("{:?}", got.comparisons), format!("{want:?}"), "{} {baseline:?}", path.display());
             assert_eq!((got.episodes, got.duplicates), (episodes, duplicates));
-            assert!(got.comparisons.rows.len() == 2 && got.comparisons.without_baseline.len() == 3 && got.partial.is_empty());
+            assert!(
+                got.comparisons.rows.len() == 2
+                    && got.comparisons.without_baseline.len() == 3
+                    && got.partial.is_empty()
+            );
         }
     }
 }
@@ -55,7 +59,10 @@ fn episodes_out_of_seed_order_and_a_sweep_held_twice_give_the_same_comparisons()
         assert_eq!(got.comparisons.rows.len(), want.rows.len());
         assert_eq!(got.comparisons.without_baseline, want.without_baseline);
         for (g, w) in got.comparisons.rows.iter().zip(&want.rows) {
-            assert_eq!((&g.game, &g.scenario, &g.policy_set, g.left_out), (&w.game, &w.scenario, &w.policy_set, w.left_out));
+            assert_eq!(
+                (&g.game, &g.scenario, &g.policy_set, g.left_out),
+                (&w.game, &w.scenario, &w.policy_set, w.left_out)
+            );
             let pairs = [(Some(g.reward), Some(w.reward)), (g.win, w.win)];
             for (a, b) in pairs.into_iter().filter_map(|(a, b)| Some((a?, b?))) {
                 assert_eq!(a.n, b.n);

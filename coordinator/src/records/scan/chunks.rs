@@ -273,7 +273,12 @@ impl<A: Accumulate, F: FnMut(A)> Merger<'_, A, F> {
 
 /// The row-at-a-time reader, for a MessagePack file whose records could not be told apart by
 /// their first bytes: the rows after the first `skip` (already handed over), as one accumulator.
-fn row_at_a_time<A: Accumulate, F: FnMut(A)>(path: &Path, need: Need, skip: u64, each: &mut F) -> Result<bool, ImportError> {
+fn row_at_a_time<A: Accumulate, F: FnMut(A)>(
+    path: &Path,
+    need: Need,
+    skip: u64,
+    each: &mut F,
+) -> Result<bool, ImportError> {
     let mut acc = A::default();
     let mut seen = 0;
     let cut = reader::for_each_row(path, |_, row| {

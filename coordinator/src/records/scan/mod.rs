@@ -30,7 +30,6 @@ use serde_json::Value;
 
 pub use chunks::BLOCK;
 pub use episodes::{Episode, Episodes, Group};
-pub use whole::WholeRows;
 
 use super::error::ImportError;
 use super::format::Format;

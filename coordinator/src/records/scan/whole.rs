@@ -8,7 +8,7 @@ use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
 use super::chunks::{BlockError, Decoded};
-use super::{Accumulate, ScanRow};
+use super::Accumulate;
 use crate::records::reader::csv_row;
 use crate::records::row::Row;
 
@@ -101,23 +101,4 @@ pub(super) fn csv_headers(path: &Path) -> io::Result<csv::StringRecord> {
     let mut head = csv::StringRecord::new();
     rdr.read_record(&mut head).map_err(io::Error::other)?;
     Ok(head)
-}
-
-/// A block's whole rows, as they are: for a consumer of [`super::scan_each`] with
-/// [`super::Need::whole`] that takes the rows in file order.
-#[derive(Debug, Default)]
-pub struct WholeRows(pub Vec<Row>);
-
-impl Accumulate for WholeRows {
-    fn add(&mut self, _: &ScanRow<'_>) {
-        debug_assert!(false, "WholeRows takes whole rows: scan with Need::whole");
-    }
-
-    fn merge(&mut self, later: WholeRows) {
-        self.0.extend(later.0);
-    }
-
-    fn add_whole(&mut self, row: Row) {
-        self.0.push(row);
-    }
 }
