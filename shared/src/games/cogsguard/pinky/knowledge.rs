@@ -5,7 +5,7 @@
 //! clips) are counted per cell in two cover grids updated when a belief changes, so `safe(p)`
 //! and `drain(p)` are O(1) per call.
 
-use crate::games::cogsguard::obs::{Cell, Observation, VIEW, VIEW_RADIUS};
+use crate::games::cogsguard::obs::{pack, Observation, VIEW, VIEW_RADIUS};
 use crate::games::cogsguard::types::{cheb, obs_align, Kind};
 
 /// Knowledge kind of a never-seen cell.
@@ -26,6 +26,9 @@ pub struct Knowledge {
     pub kind: Vec<u8>,
     /// Observation alignment per cell (0 none, 1 neutral, 2 cogs, 3 clips).
     pub align: Vec<u8>,
+    /// Kind and alignment per cell as the observation packs them ([`pack`]), compared a window
+    /// row at a time.
+    packed: Vec<u16>,
     /// Step the cell was last seen (kept up to date for known junctions, the only cells read).
     pub seen: Vec<u32>,
     /// Extractor units per cell (kept up to date for known extractors, the only cells read).
@@ -73,6 +76,8 @@ impl Knowledge {
         self.kind.resize(n, UNKNOWN);
         self.align.clear();
         self.align.resize(n, 0);
+        self.packed.clear();
+        self.packed.resize(n, pack(UNKNOWN, 0));
         for v in [&mut self.units, &mut self.friendly_cover, &mut self.clips_cover] {
             v.clear();
             v.resize(n, 0);
@@ -99,6 +104,7 @@ impl Knowledge {
         for v in [&self.kind, &self.align, &self.pass] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
+        out.push((self.packed.as_ptr() as usize, self.packed.capacity()));
         for v in [&self.seen, &self.agent_mark, &self.agents] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
@@ -219,47 +225,47 @@ impl Knowledge {
         let mut changed = [(0u8, 0u8); VIEW * VIEW];
         let mut n_changed = 0;
         let width = cols as usize;
-        let c0 = (pc - radius + j0 as i32) as usize;
+        // Map column of window column 0 (negative near the west edge; only in-grid columns are
+        // read or written).
+        let left = pc - radius;
+        let c0 = (left + j0 as i32) as usize;
         for i in 0..VIEW {
             let r = pr - radius + i as i32;
             if r < 0 || r >= rows {
                 continue;
             }
             let base = r as usize * width + c0;
-            let range = base..base + (j1 - j0);
-            let row = &o.cells[i][j0..j1];
-            let (kind, align) = (&self.kind[range.clone()], &self.align[range.clone()]);
+            let known = &self.packed[base..base + (j1 - j0)];
+            let seen = &o.packed[i][j0..j1];
             // In-grid cells are never out_of_bounds, so the kind is compared as it comes. Most
-            // cells look as they did last time (only a change of kind or alignment can add a
-            // building to a list or move a source in or out of F and K), and most rows show no
-            // agent: a branch-free pass over the row says whether either needs a cell-wise look.
-            let (differs, agents) = match (<&[Cell; VIEW]>::try_from(row), <&[u8; VIEW]>::try_from(kind)) {
-                (Ok(row), Ok(kind)) => scan(row, kind, align.try_into().expect("a full row")),
-                _ => scan(row, kind, align),
+            // rows look as they did last time (only a change of kind or alignment can add a
+            // building to a list or move a source in or out of F and K): kind and alignment
+            // packed side by side, a row is one comparison; only rows that differ are looked at
+            // cell by cell.
+            let differs = match (<&[u16; VIEW]>::try_from(seen), <&[u16; VIEW]>::try_from(known)) {
+                (Ok(seen), Ok(known)) => rows_differ(seen, known),
+                _ => seen != known,
             };
             if differs {
-                for (jj, ((cell, &k), &a)) in row.iter().zip(kind).zip(align).enumerate() {
-                    if k != cell.kind || a != cell.align {
+                for (jj, (&a, &b)) in seen.iter().zip(known).enumerate() {
+                    if a != b {
                         changed[n_changed] = (i as u8, (j0 + jj) as u8);
                         n_changed += 1;
                     }
                 }
             }
-            if agents {
-                let framed = (r as usize + 1) * (width + 2) + c0 + 1;
-                for (jj, (m, cell)) in self.agent_mark[range].iter_mut().zip(row).enumerate() {
-                    if cell.agent {
-                        *m = stamp;
-                        self.agents.push((framed + jj) as u32);
-                    }
-                }
+            // The agents of the row, west to east; the agent's own cell shows itself, not
+            // another agent. Cells outside the grid never show an agent.
+            let mut bits = o.agent_cols[i] & !(u16::from(i == VIEW_RADIUS) << VIEW_RADIUS);
+            while bits != 0 {
+                let c = (left + bits.trailing_zeros() as i32) as usize;
+                bits &= bits - 1;
+                self.agent_mark[r as usize * width + c] = stamp;
+                self.agents.push(((r as usize + 1) * (width + 2) + c + 1) as u32);
             }
         }
-        // The agent's own cell shows itself: not "another agent".
         let own = self.idx(o.pos);
         self.agent_mark[own] = 0;
-        let own = self.framed(o.pos) as u32;
-        self.agents.retain(|&a| a != own);
         for &(i, j) in &changed[..n_changed] {
             let cell = &o.cells[i as usize][j as usize];
             let p = ((pr - radius + i32::from(i)) as u16, (pc - radius + i32::from(j)) as u16);
@@ -298,12 +304,14 @@ impl Knowledge {
         }
         self.kind[idx] = kind;
         self.align[idx] = align;
+        self.packed[idx] = pack(kind, align);
         let framed = self.framed(p);
-        self.pass[framed] = match kind {
+        let pass = match kind {
             FREE => PASS_FREE,
             UNKNOWN => PASS_UNKNOWN,
             _ => 0,
         };
+        self.pass[framed] = pass;
         let (is_f, is_k) = (self.is_f(idx), self.is_k(idx));
         if is_f != was_f {
             self.cover(p, true, if is_f { 1 } else { -1 });
@@ -362,15 +370,16 @@ impl Knowledge {
     }
 }
 
-/// Whether any cell of a window row differs in kind or alignment from the knowledge, and
-/// whether any shows an agent, without a branch per cell (full rows come as arrays, so the
-/// loop is unrolled).
+/// Four packed cells from `at` as one word (the compiler makes it one load).
 #[inline(always)]
-fn scan<R: AsRef<[Cell]> + ?Sized, K: AsRef<[u8]> + ?Sized>(row: &R, kind: &K, align: &K) -> (bool, bool) {
-    let (mut differs, mut agents) = (0u8, false);
-    for ((cell, &k), &a) in row.as_ref().iter().zip(kind.as_ref()).zip(align.as_ref()) {
-        differs |= (k ^ cell.kind) | (a ^ cell.align);
-        agents |= cell.agent;
-    }
-    (differs != 0, agents)
+fn word(row: &[u16; VIEW], at: usize) -> u64 {
+    u64::from(row[at]) | u64::from(row[at + 1]) << 16 | u64::from(row[at + 2]) << 32 | u64::from(row[at + 3]) << 48
+}
+
+/// Whether two full window rows of packed cells differ: three words (the last overlaps the
+/// second), so no call to `memcmp`.
+#[inline(always)]
+fn rows_differ(a: &[u16; VIEW], b: &[u16; VIEW]) -> bool {
+    const _: () = assert!(VIEW == 11);
+    ((word(a, 0) ^ word(b, 0)) | (word(a, 4) ^ word(b, 4)) | (word(a, 7) ^ word(b, 7))) != 0
 }
