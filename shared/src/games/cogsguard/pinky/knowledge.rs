@@ -55,6 +55,8 @@ pub struct Knowledge {
     pass: Vec<u8>,
     /// Framed indices of the cells holding another visible agent this step.
     agents: Vec<u32>,
+    /// Counts the changes of `pass` (never reset): equal counts ⇔ `pass` is as it was.
+    pass_version: u64,
 }
 
 /// `pass` of a cell believed free.
@@ -95,6 +97,7 @@ impl Knowledge {
         }
         self.agents.clear();
         self.agents.reserve(VIEW * VIEW);
+        self.pass_version += 1;
         self.stations = [None; 4];
         self.stamp = 0;
     }
@@ -145,6 +148,13 @@ impl Knowledge {
     #[inline]
     pub fn pass_at(&self, j: usize) -> u8 {
         self.pass[j]
+    }
+
+    /// A count of the changes to what the searches may enter: while it is the same, every
+    /// [`Knowledge::pass_at`] is.
+    #[inline]
+    pub fn pass_version(&self) -> u64 {
+        self.pass_version
     }
 
     /// Framed indices of the cells holding another visible agent this step.
@@ -311,6 +321,7 @@ impl Knowledge {
             UNKNOWN => PASS_UNKNOWN,
             _ => 0,
         };
+        self.pass_version += u64::from(self.pass[framed] != pass);
         self.pass[framed] = pass;
         let (is_f, is_k) = (self.is_f(idx), self.is_k(idx));
         if is_f != was_f {

@@ -1,10 +1,11 @@
-//! Pinky's navigation (§13.6): tiered BFS paths with a path cache, the explore frontier search,
-//! and the stuck escape. Buffers are allocated once (at the first step) and reused; visited
+//! Pinky's navigation (§13.6): tiered BFS paths with a path cache, the explore frontier search
+//! (`explore.rs`), and the stuck escape. Buffers are allocated once (at the first step) and reused; visited
 //! marks use a generation counter so a search never clears an array.
 
 use crate::games::cogsguard::types::action;
 use crate::seeding::Stream;
 
+use super::explore::Explore;
 use super::knowledge::{Knowledge, PASS_FREE, PASS_UNKNOWN};
 
 /// What a path leads to.
@@ -68,6 +69,7 @@ pub struct Nav {
     pending: Option<(u16, u16)>,
     escape_left: u8,
     escape_dirs: [u8; 3],
+    explore: Explore,
 }
 
 impl Nav {
@@ -81,6 +83,7 @@ impl Nav {
         self.queue.reserve(n);
         self.path.clear();
         self.path.reserve(n);
+        self.explore.reset(n);
         self.gen = 0;
         self.clear_cache();
         self.clear_history();
@@ -94,6 +97,7 @@ impl Nav {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
         out.push((self.path.as_ptr() as usize, self.path.capacity()));
+        self.explore.buffers(out);
     }
 
     /// Drops the cached path.
@@ -254,39 +258,15 @@ impl Nav {
         }
     }
 
-    /// The explore search (§13.8): BFS over free cells, expansion order clockwise from
-    /// [N, E, S, W][first], returning the first popped frontier accepted by `eligible`.
+    /// The explore search (§13.8): see [`Explore`].
     pub fn nearest_frontier(
         &mut self,
         k: &Knowledge,
         pos: (u16, u16),
         first: usize,
-        mut eligible: impl FnMut((u16, u16)) -> bool,
+        eligible: impl FnMut((u16, u16)) -> bool,
     ) -> Option<(u16, u16)> {
-        let (g, _) = self.bfs_start(k, pos);
-        let w = k.framed_width();
-        let mut head = 0;
-        while let Some(&i) = self.queue.get(head) {
-            head += 1;
-            let i = i as usize;
-            // Clockwise from north: N, E, S, W.
-            let around = [i - w, i + 1, i + w, i - 1];
-            // is_frontier on the framed grid: free with an unknown neighbour (the frame is 0).
-            if k.pass_at(i) == PASS_FREE && around.iter().any(|&j| k.pass_at(j) == PASS_UNKNOWN) {
-                let p = k.unframed(i);
-                if eligible(p) {
-                    return Some(p);
-                }
-            }
-            for t in 0..4 {
-                let j = around[(first + t) % 4];
-                if self.mark[j] != g && k.pass_at(j) == PASS_FREE {
-                    self.mark[j] = g;
-                    self.queue.push(j as u32);
-                }
-            }
-        }
-        None
+        self.explore.nearest_frontier(k, pos, first, eligible)
     }
 
     /// Stuck bookkeeping at the start of a step: did the last travel step move us?
