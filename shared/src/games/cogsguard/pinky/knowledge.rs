@@ -150,6 +150,12 @@ impl Knowledge {
         self.pass[j]
     }
 
+    /// [`Knowledge::pass_at`] of every framed index.
+    #[inline]
+    pub fn pass_grid(&self) -> &[u8] {
+        &self.pass
+    }
+
     /// A count of the changes to what the searches may enter: while it is the same, every
     /// [`Knowledge::pass_at`] is.
     #[inline]
