@@ -207,9 +207,10 @@ impl World {
             let from = r as usize * self.cols as usize + (c0 + j0 as i32) as usize;
             let range = from..from + (j1 - j0);
             // A whole row is a fixed-size copy the compiler inlines (no call to memcpy).
-            if let (Ok(whole), Ok(whole_packed)) =
-                (<&[Cell; VIEW]>::try_from(&self.view[range.clone()]), <&[u16; VIEW]>::try_from(&self.packed[range.clone()]))
-            {
+            if let (Ok(whole), Ok(whole_packed)) = (
+                <&[Cell; VIEW]>::try_from(&self.view[range.clone()]),
+                <&[u16; VIEW]>::try_from(&self.packed[range.clone()]),
+            ) {
                 (*row, *packed) = (*whole, *whole_packed);
                 continue;
             }

@@ -8,6 +8,8 @@
 use crate::games::cogsguard::obs::{pack, Observation, VIEW, VIEW_RADIUS};
 use crate::games::cogsguard::types::{cheb, obs_align, Kind};
 
+use super::rows::rows_differ;
+
 /// Knowledge kind of a never-seen cell.
 pub const UNKNOWN: u8 = 0;
 /// Knowledge kind of empty terrain without object.
@@ -217,10 +219,11 @@ impl Knowledge {
 
     /// Overwrites every cell of the 11×11 window with what the observation shows (§13.5).
     ///
-    /// Only kind and alignment are compared cell by cell. The last-seen step and the extractor
-    /// units are read back only for junctions and extractors (`stale_junction`,
-    /// `usable_extractor`), so they are written for the known ones inside the window after the
-    /// scan: the same values the whole window's rewrite gave those cells.
+    /// Only kind and alignment are compared cell by cell, and learnt (row by row, west to
+    /// east) where they changed. The last-seen step and the extractor units are read back only
+    /// for junctions and extractors (`stale_junction`, `usable_extractor`), so they are written
+    /// only for the known ones inside the window, after the scan: the same values the whole
+    /// window's rewrite gave those cells.
     pub fn update(&mut self, o: &Observation) {
         if self.rows != o.map_rows || self.cols != o.map_cols || self.kind.is_empty() {
             self.reset(o.map_rows, o.map_cols);
@@ -232,41 +235,39 @@ impl Knowledge {
         let (rows, cols) = (i32::from(self.rows), i32::from(self.cols));
         let (pr, pc) = (i32::from(o.pos.0), i32::from(o.pos.1));
         let radius = VIEW_RADIUS as i32;
-        // Window columns j whose map column pc − 5 + j lies inside the grid.
+        // Window rows i and columns j whose map row pr − 5 + i and column pc − 5 + j lie inside
+        // the grid.
+        let (i0, i1) = ((radius - pr).max(0) as usize, (rows - pr + radius).clamp(0, VIEW as i32) as usize);
         let j0 = (radius - pc).max(0) as usize;
         let j1 = (cols - pc + radius).min(VIEW as i32).max(0) as usize;
         if j0 >= j1 {
             return;
         }
-        let mut changed = [(0u8, 0u8); VIEW * VIEW];
-        let mut n_changed = 0;
-        let width = cols as usize;
+        let (width, n) = (cols as usize, j1 - j0);
         // Map column of window column 0 (negative near the west edge; only in-grid columns are
         // read or written).
         let left = pc - radius;
         let c0 = (left + j0 as i32) as usize;
-        for i in 0..VIEW {
-            let r = pr - radius + i as i32;
-            if r < 0 || r >= rows {
-                continue;
-            }
-            let base = r as usize * width + c0;
-            let known = &self.packed[base..base + (j1 - j0)];
+        for i in i0..i1 {
+            let r = (pr - radius + i as i32) as usize;
+            let base = r * width + c0;
             let seen = &o.packed[i][j0..j1];
             // In-grid cells are never out_of_bounds, so the kind is compared as it comes. Most
             // rows look as they did last time (only a change of kind or alignment can add a
             // building to a list or move a source in or out of F and K): kind and alignment
             // packed side by side, a row is one comparison; only rows that differ are looked at
-            // cell by cell.
+            // cell by cell. Learning a cell changes no other cell's kind or alignment, so each
+            // is learnt as soon as it is found, in the same order as after a whole scan.
+            let known = &self.packed[base..base + n];
             let differs = match (<&[u16; VIEW]>::try_from(seen), <&[u16; VIEW]>::try_from(known)) {
                 (Ok(seen), Ok(known)) => rows_differ(seen, known),
                 _ => seen != known,
             };
             if differs {
-                for (jj, (&a, &b)) in seen.iter().zip(known).enumerate() {
-                    if a != b {
-                        changed[n_changed] = (i as u8, (j0 + jj) as u8);
-                        n_changed += 1;
+                for jj in 0..n {
+                    if seen[jj] != self.packed[base + jj] {
+                        let cell = &o.cells[i][j0 + jj];
+                        self.learn((r as u16, (c0 + jj) as u16), base + jj, cell.kind, cell.align);
                     }
                 }
             }
@@ -276,28 +277,26 @@ impl Knowledge {
             while bits != 0 {
                 let c = (left + bits.trailing_zeros() as i32) as usize;
                 bits &= bits - 1;
-                self.agent_mark[r as usize * width + c] = stamp;
-                self.agents.push(((r as usize + 1) * (width + 2) + c + 1) as u32);
+                self.agent_mark[r * width + c] = stamp;
+                self.agents.push(((r + 1) * (width + 2) + c + 1) as u32);
             }
         }
         let own = self.idx(o.pos);
         self.agent_mark[own] = 0;
-        for &(i, j) in &changed[..n_changed] {
-            let cell = &o.cells[i as usize][j as usize];
-            let p = ((pr - radius + i32::from(i)) as u16, (pc - radius + i32::from(j)) as u16);
-            self.learn(p, self.idx(p), cell.kind, cell.align);
-        }
-        let near =
-            |p: (u16, u16)| p.0.abs_diff(o.pos.0) <= VIEW_RADIUS as u16 && p.1.abs_diff(o.pos.1) <= VIEW_RADIUS as u16;
+        // Within 5 of the agent in both coordinates: (p − pos + 5) mod 2¹⁶ ≤ 10 (no branch).
+        let (top, west) = (o.pos.0.wrapping_sub(VIEW_RADIUS as u16), o.pos.1.wrapping_sub(VIEW_RADIUS as u16));
+        let near = |p: (u16, u16)| {
+            (p.0.wrapping_sub(top) <= 2 * VIEW_RADIUS as u16) & (p.1.wrapping_sub(west) <= 2 * VIEW_RADIUS as u16)
+        };
         for &p in &self.junctions {
             if near(p) {
-                self.seen[p.0 as usize * width + p.1 as usize] = s;
+                self.seen[usize::from(p.0) * width + usize::from(p.1)] = s;
             }
         }
         for &p in &self.extractors {
             if near(p) {
-                let cell = &o.cells[usize::from(p.0 + 5 - o.pos.0)][usize::from(p.1 + 5 - o.pos.1)];
-                self.units[p.0 as usize * width + p.1 as usize] = cell.amount;
+                let cell = &o.cells[usize::from(p.0.wrapping_sub(top))][usize::from(p.1.wrapping_sub(west))];
+                self.units[usize::from(p.0) * width + usize::from(p.1)] = cell.amount;
             }
         }
     }
@@ -385,18 +384,4 @@ impl Knowledge {
     pub fn clips_within(&self, p: (u16, u16), d: u16) -> bool {
         self.junctions_with(obs_align::CLIPS).any(|k| cheb(k, p) <= d)
     }
-}
-
-/// Four packed cells from `at` as one word (the compiler makes it one load).
-#[inline(always)]
-fn word(row: &[u16; VIEW], at: usize) -> u64 {
-    u64::from(row[at]) | u64::from(row[at + 1]) << 16 | u64::from(row[at + 2]) << 32 | u64::from(row[at + 3]) << 48
-}
-
-/// Whether two full window rows of packed cells differ: three words (the last overlaps the
-/// second), so no call to `memcmp`.
-#[inline(always)]
-fn rows_differ(a: &[u16; VIEW], b: &[u16; VIEW]) -> bool {
-    const _: () = assert!(VIEW == 11);
-    ((word(a, 0) ^ word(b, 0)) | (word(a, 4) ^ word(b, 4)) | (word(a, 7) ^ word(b, 7))) != 0
 }
