@@ -29,8 +29,9 @@ impl Explore {
         self.mark.clear();
         self.mark.resize(n, 0);
         self.gen = 0;
+        // Each cell enters the queue at most once: a search writes it by index, no push.
         self.queue.clear();
-        self.queue.reserve(n);
+        self.queue.resize(n, 0);
         self.frontiers.clear();
         self.frontiers.reserve(n);
         self.failed = None;
@@ -87,31 +88,40 @@ impl Explore {
         let g = self.gen;
         self.failed = None;
         self.frontiers.clear();
-        self.queue.clear();
         self.mark[start] = g;
-        self.queue.push(start as u32);
+        self.queue[0] = start as u32;
+        let (mut head, mut tail) = (0, 1);
         let w = k.framed_width();
-        let mut head = 0;
-        while let Some(&i) = self.queue.get(head) {
+        // Clockwise from north: N, E, S, W, as offsets; the expansion order starts at `first`.
+        let around = [w.wrapping_neg(), 1, w, usize::MAX];
+        let order = [0, 1, 2, 3].map(|t| around[(first + t) % 4]);
+        while head < tail {
+            let i = self.queue[head] as usize;
             head += 1;
-            let i = i as usize;
-            // Clockwise from north: N, E, S, W.
-            let around = [i - w, i + 1, i + w, i - 1];
             // is_frontier on the framed grid: free with an unknown neighbour (the frame is 0).
-            if k.pass_at(i) == PASS_FREE && around.iter().any(|&j| k.pass_at(j) == PASS_UNKNOWN) {
+            let unknown = |d: usize| k.pass_at(i.wrapping_add(d)) == PASS_UNKNOWN;
+            if k.pass_at(i) == PASS_FREE && (unknown(around[0]) || unknown(1) || unknown(w) || unknown(usize::MAX)) {
                 self.frontiers.push(i as u32);
                 let p = k.unframed(i);
                 if eligible(p) {
                     return Some(p);
                 }
             }
-            for t in 0..4 {
-                let j = around[(first + t) % 4];
-                if self.mark[j] != g && k.pass_at(j) == PASS_FREE {
-                    self.mark[j] = g;
-                    self.queue.push(j as u32);
-                }
+            // The four neighbours written out (the compiler does not unroll a loop over them).
+            macro_rules! reach {
+                ($d:expr) => {{
+                    let j = i.wrapping_add($d);
+                    if self.mark[j] != g && k.pass_at(j) == PASS_FREE {
+                        self.mark[j] = g;
+                        self.queue[tail] = j as u32;
+                        tail += 1;
+                    }
+                }};
             }
+            reach!(order[0]);
+            reach!(order[1]);
+            reach!(order[2]);
+            reach!(order[3]);
         }
         self.failed = Some((k.pass_version(), start));
         None
