@@ -264,8 +264,8 @@ impl Knowledge {
                 _ => seen != known,
             };
             if differs {
-                for jj in 0..n {
-                    if seen[jj] != self.packed[base + jj] {
+                for (jj, &shown) in seen.iter().enumerate() {
+                    if shown != self.packed[base + jj] {
                         let cell = &o.cells[i][j0 + jj];
                         self.learn((r as u16, (c0 + jj) as u16), base + jj, cell.kind, cell.align);
                     }
