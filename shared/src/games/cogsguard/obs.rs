@@ -77,6 +77,18 @@ pub struct Observation {
     pub team_vibes: [u8; vibe::COUNT],
     /// cells[i][j] shows map cell (row−5+i, col−5+j).
     pub cells: [[Cell; VIEW]; VIEW],
+    /// `packed[i][j]` is [`pack`] of `cells[i][j]`'s kind and alignment: the same information,
+    /// laid out so that a policy keeping a map compares a whole window row with one comparison.
+    pub packed: [[u16; VIEW]; VIEW],
+    /// Bit j of `agent_cols[i]` is `cells[i][j].agent` (the agents of a row without a look at
+    /// each cell).
+    pub agent_cols: [u16; VIEW],
+}
+
+/// A cell's kind and alignment as one number (kind in the low byte).
+#[inline]
+pub const fn pack(kind: u8, align: u8) -> u16 {
+    kind as u16 | (align as u16) << 8
 }
 
 impl Observation {
@@ -88,6 +100,17 @@ impl Observation {
             Some(&self.cells[i as usize][j as usize])
         } else {
             None
+        }
+    }
+
+    /// Recomputes `packed` and `agent_cols` from `cells` (for observations edited by hand).
+    pub fn repack(&mut self) {
+        for (i, row) in self.cells.iter().enumerate() {
+            self.agent_cols[i] = 0;
+            for (j, cell) in row.iter().enumerate() {
+                self.packed[i][j] = pack(cell.kind, cell.align);
+                self.agent_cols[i] |= u16::from(cell.agent) << j;
+            }
         }
     }
 }
@@ -108,6 +131,7 @@ impl World {
         let mut cell = self.cell_view(r, c);
         (cell.agent, cell.agent_vibe, cell.agent_gear) = (false, 0, 0);
         self.view[i] = cell;
+        self.packed[i] = pack(cell.kind, cell.align);
     }
 
     /// What cell (r, c) shows (signed: outside the grid is out_of_bounds).
@@ -173,27 +197,35 @@ impl World {
         // Window columns j whose map column c0 + j lies inside the grid.
         let j0 = (-c0).max(0) as usize;
         let j1 = (cols - c0).min(VIEW as i32).max(0) as usize;
-        for (i, row) in obs.cells.iter_mut().enumerate() {
+        for (i, (row, packed)) in obs.cells.iter_mut().zip(&mut obs.packed).enumerate() {
             let r = r0 + i as i32;
             if r < 0 || r >= rows || j0 >= j1 {
                 row.fill(Cell::default());
+                *packed = [0; VIEW];
                 continue;
             }
-            row[..j0].fill(Cell::default());
-            row[j1..].fill(Cell::default());
-            let base = r as usize * self.cols as usize;
-            let from = base + (c0 + j0 as i32) as usize;
-            match <&[Cell; VIEW]>::try_from(&self.view[from..from + (j1 - j0)]) {
-                // A whole row is a fixed-size copy the compiler inlines (no call to memcpy).
-                Ok(whole) => *row = *whole,
-                Err(_) => row[j0..j1].copy_from_slice(&self.view[from..from + (j1 - j0)]),
+            let from = r as usize * self.cols as usize + (c0 + j0 as i32) as usize;
+            let range = from..from + (j1 - j0);
+            // A whole row is a fixed-size copy the compiler inlines (no call to memcpy).
+            if let (Ok(whole), Ok(whole_packed)) = (
+                <&[Cell; VIEW]>::try_from(&self.view[range.clone()]),
+                <&[u16; VIEW]>::try_from(&self.packed[range.clone()]),
+            ) {
+                (*row, *packed) = (*whole, *whole_packed);
+                continue;
             }
+            row.fill(Cell::default());
+            *packed = [0; VIEW];
+            row[j0..j1].copy_from_slice(&self.view[range.clone()]);
+            packed[j0..j1].copy_from_slice(&self.packed[range]);
         }
+        obs.agent_cols = [0; VIEW];
         for b in &self.agents {
             let (i, j) = (i32::from(b.row) - r0, i32::from(b.col) - c0);
             if (0..VIEW as i32).contains(&i) && (0..VIEW as i32).contains(&j) {
                 let cell = &mut obs.cells[i as usize][j as usize];
                 (cell.agent, cell.agent_vibe, cell.agent_gear) = (true, b.vibe, b.gear as u8);
+                obs.agent_cols[i as usize] |= 1 << j;
             }
         }
     }

@@ -205,6 +205,8 @@ pub struct World {
     /// What each cell shows without its agent (kept up to date on every object change), so an
     /// observation is 11 row copies plus the visible agents.
     pub view: Vec<super::obs::Cell>,
+    /// [`super::obs::pack`] of each cell of `view` (kind and alignment), kept with it.
+    pub packed: Vec<u16>,
     /// Objects in row-major order of their cells.
     pub objects: Vec<Obj>,
     /// Object ids of the junctions, row-major.
@@ -322,6 +324,8 @@ impl World {
         }
         self.view.clear();
         self.view.resize(n, super::obs::Cell::default());
+        self.packed.clear();
+        self.packed.resize(n, 0);
         for i in 0..n {
             self.refresh_view(i);
         }
@@ -353,6 +357,7 @@ impl World {
         out.push((self.obj_at.as_ptr() as usize, self.obj_at.capacity()));
         out.push((self.agent_cell.as_ptr() as usize, self.agent_cell.capacity()));
         out.push((self.view.as_ptr() as usize, self.view.capacity()));
+        out.push((self.packed.as_ptr() as usize, self.packed.capacity()));
         out.push((self.objects.as_ptr() as usize, self.objects.capacity()));
         out.push((self.junctions.as_ptr() as usize, self.junctions.capacity()));
         out.push((self.sources.as_ptr() as usize, self.sources.capacity()));

@@ -5,8 +5,10 @@
 //! clips) are counted per cell in two cover grids updated when a belief changes, so `safe(p)`
 //! and `drain(p)` are O(1) per call.
 
-use crate::games::cogsguard::obs::{Cell, Observation, VIEW, VIEW_RADIUS};
+use crate::games::cogsguard::obs::{pack, Observation, VIEW, VIEW_RADIUS};
 use crate::games::cogsguard::types::{cheb, obs_align, Kind};
+
+use super::rows::rows_differ;
 
 /// Knowledge kind of a never-seen cell.
 pub const UNKNOWN: u8 = 0;
@@ -26,6 +28,9 @@ pub struct Knowledge {
     pub kind: Vec<u8>,
     /// Observation alignment per cell (0 none, 1 neutral, 2 cogs, 3 clips).
     pub align: Vec<u8>,
+    /// Kind and alignment per cell as the observation packs them ([`pack`]), compared a window
+    /// row at a time.
+    packed: Vec<u16>,
     /// Step the cell was last seen (kept up to date for known junctions, the only cells read).
     pub seen: Vec<u32>,
     /// Extractor units per cell (kept up to date for known extractors, the only cells read).
@@ -52,6 +57,8 @@ pub struct Knowledge {
     pass: Vec<u8>,
     /// Framed indices of the cells holding another visible agent this step.
     agents: Vec<u32>,
+    /// Counts the changes of `pass` (never reset): equal counts ⇔ `pass` is as it was.
+    pass_version: u64,
 }
 
 /// `pass` of a cell believed free.
@@ -73,6 +80,8 @@ impl Knowledge {
         self.kind.resize(n, UNKNOWN);
         self.align.clear();
         self.align.resize(n, 0);
+        self.packed.clear();
+        self.packed.resize(n, pack(UNKNOWN, 0));
         for v in [&mut self.units, &mut self.friendly_cover, &mut self.clips_cover] {
             v.clear();
             v.resize(n, 0);
@@ -90,6 +99,7 @@ impl Knowledge {
         }
         self.agents.clear();
         self.agents.reserve(VIEW * VIEW);
+        self.pass_version += 1;
         self.stations = [None; 4];
         self.stamp = 0;
     }
@@ -99,6 +109,7 @@ impl Knowledge {
         for v in [&self.kind, &self.align, &self.pass] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
+        out.push((self.packed.as_ptr() as usize, self.packed.capacity()));
         for v in [&self.seen, &self.agent_mark, &self.agents] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
@@ -139,6 +150,19 @@ impl Knowledge {
     #[inline]
     pub fn pass_at(&self, j: usize) -> u8 {
         self.pass[j]
+    }
+
+    /// [`Knowledge::pass_at`] of every framed index.
+    #[inline]
+    pub fn pass_grid(&self) -> &[u8] {
+        &self.pass
+    }
+
+    /// A count of the changes to what the searches may enter: while it is the same, every
+    /// [`Knowledge::pass_at`] is.
+    #[inline]
+    pub fn pass_version(&self) -> u64 {
+        self.pass_version
     }
 
     /// Framed indices of the cells holding another visible agent this step.
@@ -195,10 +219,11 @@ impl Knowledge {
 
     /// Overwrites every cell of the 11×11 window with what the observation shows (§13.5).
     ///
-    /// Only kind and alignment are compared cell by cell. The last-seen step and the extractor
-    /// units are read back only for junctions and extractors (`stale_junction`,
-    /// `usable_extractor`), so they are written for the known ones inside the window after the
-    /// scan: the same values the whole window's rewrite gave those cells.
+    /// Only kind and alignment are compared cell by cell, and learnt (row by row, west to
+    /// east) where they changed. The last-seen step and the extractor units are read back only
+    /// for junctions and extractors (`stale_junction`, `usable_extractor`), so they are written
+    /// only for the known ones inside the window, after the scan: the same values the whole
+    /// window's rewrite gave those cells.
     pub fn update(&mut self, o: &Observation) {
         if self.rows != o.map_rows || self.cols != o.map_cols || self.kind.is_empty() {
             self.reset(o.map_rows, o.map_cols);
@@ -210,72 +235,68 @@ impl Knowledge {
         let (rows, cols) = (i32::from(self.rows), i32::from(self.cols));
         let (pr, pc) = (i32::from(o.pos.0), i32::from(o.pos.1));
         let radius = VIEW_RADIUS as i32;
-        // Window columns j whose map column pc − 5 + j lies inside the grid.
+        // Window rows i and columns j whose map row pr − 5 + i and column pc − 5 + j lie inside
+        // the grid.
+        let (i0, i1) = ((radius - pr).max(0) as usize, (rows - pr + radius).clamp(0, VIEW as i32) as usize);
         let j0 = (radius - pc).max(0) as usize;
         let j1 = (cols - pc + radius).min(VIEW as i32).max(0) as usize;
         if j0 >= j1 {
             return;
         }
-        let mut changed = [(0u8, 0u8); VIEW * VIEW];
-        let mut n_changed = 0;
-        let width = cols as usize;
-        let c0 = (pc - radius + j0 as i32) as usize;
-        for i in 0..VIEW {
-            let r = pr - radius + i as i32;
-            if r < 0 || r >= rows {
-                continue;
-            }
-            let base = r as usize * width + c0;
-            let range = base..base + (j1 - j0);
-            let row = &o.cells[i][j0..j1];
-            let (kind, align) = (&self.kind[range.clone()], &self.align[range.clone()]);
+        let (width, n) = (cols as usize, j1 - j0);
+        // Map column of window column 0 (negative near the west edge; only in-grid columns are
+        // read or written).
+        let left = pc - radius;
+        let c0 = (left + j0 as i32) as usize;
+        for i in i0..i1 {
+            let r = (pr - radius + i as i32) as usize;
+            let base = r * width + c0;
+            let seen = &o.packed[i][j0..j1];
             // In-grid cells are never out_of_bounds, so the kind is compared as it comes. Most
-            // cells look as they did last time (only a change of kind or alignment can add a
-            // building to a list or move a source in or out of F and K), and most rows show no
-            // agent: a branch-free pass over the row says whether either needs a cell-wise look.
-            let (differs, agents) = match (<&[Cell; VIEW]>::try_from(row), <&[u8; VIEW]>::try_from(kind)) {
-                (Ok(row), Ok(kind)) => scan(row, kind, align.try_into().expect("a full row")),
-                _ => scan(row, kind, align),
+            // rows look as they did last time (only a change of kind or alignment can add a
+            // building to a list or move a source in or out of F and K): kind and alignment
+            // packed side by side, a row is one comparison; only rows that differ are looked at
+            // cell by cell. Learning a cell changes no other cell's kind or alignment, so each
+            // is learnt as soon as it is found, in the same order as after a whole scan.
+            let known = &self.packed[base..base + n];
+            let differs = match (<&[u16; VIEW]>::try_from(seen), <&[u16; VIEW]>::try_from(known)) {
+                (Ok(seen), Ok(known)) => rows_differ(seen, known),
+                _ => seen != known,
             };
             if differs {
-                for (jj, ((cell, &k), &a)) in row.iter().zip(kind).zip(align).enumerate() {
-                    if k != cell.kind || a != cell.align {
-                        changed[n_changed] = (i as u8, (j0 + jj) as u8);
-                        n_changed += 1;
+                for (jj, &shown) in seen.iter().enumerate() {
+                    if shown != self.packed[base + jj] {
+                        let cell = &o.cells[i][j0 + jj];
+                        self.learn((r as u16, (c0 + jj) as u16), base + jj, cell.kind, cell.align);
                     }
                 }
             }
-            if agents {
-                let framed = (r as usize + 1) * (width + 2) + c0 + 1;
-                for (jj, (m, cell)) in self.agent_mark[range].iter_mut().zip(row).enumerate() {
-                    if cell.agent {
-                        *m = stamp;
-                        self.agents.push((framed + jj) as u32);
-                    }
-                }
+            // The agents of the row, west to east; the agent's own cell shows itself, not
+            // another agent. Cells outside the grid never show an agent.
+            let mut bits = o.agent_cols[i] & !(u16::from(i == VIEW_RADIUS) << VIEW_RADIUS);
+            while bits != 0 {
+                let c = (left + bits.trailing_zeros() as i32) as usize;
+                bits &= bits - 1;
+                self.agent_mark[r * width + c] = stamp;
+                self.agents.push(((r + 1) * (width + 2) + c + 1) as u32);
             }
         }
-        // The agent's own cell shows itself: not "another agent".
         let own = self.idx(o.pos);
         self.agent_mark[own] = 0;
-        let own = self.framed(o.pos) as u32;
-        self.agents.retain(|&a| a != own);
-        for &(i, j) in &changed[..n_changed] {
-            let cell = &o.cells[i as usize][j as usize];
-            let p = ((pr - radius + i32::from(i)) as u16, (pc - radius + i32::from(j)) as u16);
-            self.learn(p, self.idx(p), cell.kind, cell.align);
-        }
-        let near =
-            |p: (u16, u16)| p.0.abs_diff(o.pos.0) <= VIEW_RADIUS as u16 && p.1.abs_diff(o.pos.1) <= VIEW_RADIUS as u16;
+        // Within 5 of the agent in both coordinates: (p − pos + 5) mod 2¹⁶ ≤ 10 (no branch).
+        let (top, west) = (o.pos.0.wrapping_sub(VIEW_RADIUS as u16), o.pos.1.wrapping_sub(VIEW_RADIUS as u16));
+        let near = |p: (u16, u16)| {
+            (p.0.wrapping_sub(top) <= 2 * VIEW_RADIUS as u16) & (p.1.wrapping_sub(west) <= 2 * VIEW_RADIUS as u16)
+        };
         for &p in &self.junctions {
             if near(p) {
-                self.seen[p.0 as usize * width + p.1 as usize] = s;
+                self.seen[usize::from(p.0) * width + usize::from(p.1)] = s;
             }
         }
         for &p in &self.extractors {
             if near(p) {
-                let cell = &o.cells[usize::from(p.0 + 5 - o.pos.0)][usize::from(p.1 + 5 - o.pos.1)];
-                self.units[p.0 as usize * width + p.1 as usize] = cell.amount;
+                let cell = &o.cells[usize::from(p.0.wrapping_sub(top))][usize::from(p.1.wrapping_sub(west))];
+                self.units[usize::from(p.0) * width + usize::from(p.1)] = cell.amount;
             }
         }
     }
@@ -298,12 +319,15 @@ impl Knowledge {
         }
         self.kind[idx] = kind;
         self.align[idx] = align;
+        self.packed[idx] = pack(kind, align);
         let framed = self.framed(p);
-        self.pass[framed] = match kind {
+        let pass = match kind {
             FREE => PASS_FREE,
             UNKNOWN => PASS_UNKNOWN,
             _ => 0,
         };
+        self.pass_version += u64::from(self.pass[framed] != pass);
+        self.pass[framed] = pass;
         let (is_f, is_k) = (self.is_f(idx), self.is_k(idx));
         if is_f != was_f {
             self.cover(p, true, if is_f { 1 } else { -1 });
@@ -360,17 +384,4 @@ impl Knowledge {
     pub fn clips_within(&self, p: (u16, u16), d: u16) -> bool {
         self.junctions_with(obs_align::CLIPS).any(|k| cheb(k, p) <= d)
     }
-}
-
-/// Whether any cell of a window row differs in kind or alignment from the knowledge, and
-/// whether any shows an agent, without a branch per cell (full rows come as arrays, so the
-/// loop is unrolled).
-#[inline(always)]
-fn scan<R: AsRef<[Cell]> + ?Sized, K: AsRef<[u8]> + ?Sized>(row: &R, kind: &K, align: &K) -> (bool, bool) {
-    let (mut differs, mut agents) = (0u8, false);
-    for ((cell, &k), &a) in row.as_ref().iter().zip(kind.as_ref()).zip(align.as_ref()) {
-        differs |= (k ^ cell.kind) | (a ^ cell.align);
-        agents |= cell.agent;
-    }
-    (differs != 0, agents)
 }

@@ -6,8 +6,9 @@
 //!
 //! - `config.rs`: the spec `pinky?miner=a&scout=b&aligner=c&scrambler=d&timeout=T&review=P`.
 //! - `state.rs`: role, mode, mood, goal, dest (and their names).
-//! - `knowledge.rs`: per-cell beliefs, F/K sources, safe/out/drain/frontier.
-//! - `nav.rs`: tiered BFS, path cache, explore search, stuck escape.
+//! - `knowledge.rs`: per-cell beliefs, F/K sources, safe/out/drain/frontier; `rows.rs`: the
+//!   word-wise row comparisons of its update.
+//! - `nav.rs`: tiered BFS, path cache, stuck escape; `explore.rs`: the explore search.
 //! - `mood.rs`: mood, excursion cost and eligibility, retreat entry.
 //! - `step.rs`: the per-step decision (§13.8 order), success checks and goal timeouts.
 //! - `modes.rs`: universal mode handlers; `roles.rs`: role idle rules and role modes.
@@ -16,11 +17,13 @@
 
 mod config;
 mod debug;
+mod explore;
 pub mod knowledge;
 mod modes;
 pub mod mood;
 pub mod nav;
 mod roles;
+mod rows;
 mod select;
 pub mod state;
 mod step;

@@ -1,11 +1,15 @@
-//! Pinky's navigation (§13.6): tiered BFS paths with a path cache, the explore frontier search,
-//! and the stuck escape. Buffers are allocated once (at the first step) and reused; visited
-//! marks use a generation counter so a search never clears an array.
+//! Pinky's navigation (§13.6): tiered BFS paths with a path cache, the explore frontier search
+//! (`explore.rs`), and the stuck escape. Buffers are allocated once (at the first step) and
+//! reused.
 
 use crate::games::cogsguard::types::action;
 use crate::seeding::Stream;
 
+use super::explore::Explore;
 use super::knowledge::{Knowledge, PASS_FREE, PASS_UNKNOWN};
+
+/// The bit of [`Nav`]'s `open` copy marking a target cell (not a [`Knowledge::pass_at`] bit).
+const TARGET: u8 = 4;
 
 /// What a path leads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,8 +58,9 @@ pub fn step_cell(k: &Knowledge, p: (u16, u16), a: u8) -> Option<(u16, u16)> {
 /// Navigation state: search buffers, path cache, stuck detection and escape.
 #[derive(Clone, Debug, Default)]
 pub struct Nav {
-    mark: Vec<u32>,
-    gen: u32,
+    /// A path search's copy of [`Knowledge::pass_grid`]: entering a cell clears it, so a
+    /// visited cell needs no mark of its own; target cells carry [`TARGET`].
+    open: Vec<u8>,
     parent: Vec<u32>,
     queue: Vec<u32>,
     path: Vec<(u16, u16)>,
@@ -68,20 +73,22 @@ pub struct Nav {
     pending: Option<(u16, u16)>,
     escape_left: u8,
     escape_dirs: [u8; 3],
+    explore: Explore,
 }
 
 impl Nav {
     /// Clears per-episode state and sizes the buffers for `n` cells (of the framed grid).
     pub fn reset(&mut self, n: usize) {
-        self.mark.clear();
-        self.mark.resize(n, 0);
+        self.open.clear();
+        self.open.reserve(n);
         self.parent.clear();
         self.parent.resize(n, 0);
+        // Each cell enters the queue at most once: a search writes it by index, no push.
         self.queue.clear();
-        self.queue.reserve(n);
+        self.queue.resize(n, 0);
         self.path.clear();
         self.path.reserve(n);
-        self.gen = 0;
+        self.explore.reset(n);
         self.clear_cache();
         self.clear_history();
         self.pending = None;
@@ -90,10 +97,12 @@ impl Nav {
 
     /// (address, capacity) of every buffer, for the no-allocation check.
     pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
-        for v in [&self.mark, &self.parent, &self.queue] {
+        out.push((self.open.as_ptr() as usize, self.open.capacity()));
+        for v in [&self.parent, &self.queue] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
         out.push((self.path.as_ptr() as usize, self.path.capacity()));
+        self.explore.buffers(out);
     }
 
     /// Drops the cached path.
@@ -106,27 +115,6 @@ impl Nav {
     fn clear_history(&mut self) {
         self.hist_len = 0;
         self.unchanged = 0;
-    }
-
-    /// Starts a breadth-first search from `pos`: a new generation, `pos` marked, the queue
-    /// holding only `pos`. Returns the generation and `pos`'s framed index (searches run on the
-    /// framed grid of [`Knowledge::pass_at`]: no bounds test per neighbour).
-    fn bfs_start(&mut self, k: &Knowledge, pos: (u16, u16)) -> (u32, usize) {
-        let g = self.new_gen();
-        self.queue.clear();
-        let start = k.framed(pos);
-        self.mark[start] = g;
-        self.queue.push(start as u32);
-        (g, start)
-    }
-
-    fn new_gen(&mut self) -> u32 {
-        self.gen = self.gen.wrapping_add(1);
-        if self.gen == 0 {
-            self.mark.iter_mut().for_each(|m| *m = 0);
-            self.gen = 1;
-        }
-        self.gen
     }
 
     fn cache_ok(&self, k: &Knowledge, pos: (u16, u16), target: Target) -> bool {
@@ -148,55 +136,77 @@ impl Nav {
     /// One BFS tier: 1 free avoiding agents, 2 free/unknown avoiding agents, 3 free/unknown.
     /// Fills the path (first step first) and returns whether a target was reached.
     fn bfs(&mut self, k: &Knowledge, pos: (u16, u16), target: Target, tier: u8) -> bool {
-        // One search loop per target kind, so the target test is a comparison, not a match.
         match target {
-            Target::Cell(c) => {
-                let t = k.framed(c);
-                self.bfs_to(k, pos, tier, |j| j == t)
-            }
+            Target::Cell(c) => self.bfs_to(k, pos, tier, &[k.framed(c)], |_| false),
             Target::Object(o) => {
                 // The cells at Manhattan distance 1 of o (outside ones are never entered).
                 let (t, w) = (k.framed(o), k.framed_width());
-                self.bfs_to(k, pos, tier, |j| j == t - w || j == t + w || j == t - 1 || j == t + 1)
+                self.bfs_to(k, pos, tier, &[t - w, t + w, t - 1, t + 1], |_| false)
             }
-            Target::Safe => self.bfs_to(k, pos, tier, |j| k.safe(k.unframed(j))),
+            Target::Safe => self.bfs_to(k, pos, tier, &[], |j| k.safe(k.unframed(j))),
         }
     }
 
-    /// The search of [`Nav::bfs`], neighbours in N, S, W, E order, each cell tested for the
-    /// target when it is first reached.
-    fn bfs_to(&mut self, k: &Knowledge, pos: (u16, u16), tier: u8, is_target: impl Fn(usize) -> bool) -> bool {
-        let (g, start) = self.bfs_start(k, pos);
+    /// The search of [`Nav::bfs`] on the framed grid (no bounds test per neighbour),
+    /// neighbours in N, S, W, E order, each cell tested for the target when it is first
+    /// reached: one of `targets` (framed indices) or a cell `is_target` accepts.
+    fn bfs_to(
+        &mut self,
+        k: &Knowledge,
+        pos: (u16, u16),
+        tier: u8,
+        targets: &[usize],
+        is_target: impl Fn(usize) -> bool,
+    ) -> bool {
+        let start = k.framed(pos);
         let w = k.framed_width();
         let enter = if tier > 1 { PASS_FREE | PASS_UNKNOWN } else { PASS_FREE };
+        self.open.clear();
+        self.open.extend_from_slice(k.pass_grid());
+        for &t in targets {
+            self.open[t] |= TARGET;
+        }
+        // The start is reached already; cells holding a visible agent are never entered
+        // below tier 3.
+        self.open[start] = 0;
         if tier < 3 {
-            // Cells holding a visible agent count as visited: never entered.
             for &a in k.agents() {
-                self.mark[a as usize] = g;
+                self.open[a as usize] = 0;
             }
         }
-        let mut head = 0;
-        while let Some(&i) = self.queue.get(head) {
-            head += 1;
-            let i = i as usize;
-            for j in [i - w, i + w, i - 1, i + 1] {
-                if self.mark[j] == g || k.pass_at(j) & enter == 0 {
-                    continue;
-                }
-                self.mark[j] = g;
-                self.parent[j] = i as u32;
-                if is_target(j) {
-                    self.path.clear();
-                    let mut at = j;
-                    while at != start {
-                        self.path.push(k.unframed(at));
-                        at = self.parent[at] as usize;
+        self.queue[0] = start as u32;
+        let (mut head, mut tail) = (0, 1);
+        // One neighbour j of i: entered if open in this tier; the path when it is a target.
+        macro_rules! reach {
+            ($i:expr, $j:expr) => {{
+                let (i, j) = ($i, $j);
+                let v = self.open[j];
+                if v & enter != 0 {
+                    self.open[j] = 0;
+                    self.parent[j] = i as u32;
+                    if v & TARGET != 0 || is_target(j) {
+                        self.path.clear();
+                        let mut at = j;
+                        while at != start {
+                            self.path.push(k.unframed(at));
+                            at = self.parent[at] as usize;
+                        }
+                        self.path.reverse();
+                        return true;
                     }
-                    self.path.reverse();
-                    return true;
+                    self.queue[tail] = j as u32;
+                    tail += 1;
                 }
-                self.queue.push(j as u32);
-            }
+            }};
+        }
+        while head < tail {
+            let i = self.queue[head] as usize;
+            head += 1;
+            // N, S, W, E (written out: the compiler does not unroll the loop over an array).
+            reach!(i, i - w);
+            reach!(i, i + w);
+            reach!(i, i - 1);
+            reach!(i, i + 1);
         }
         false
     }
@@ -254,39 +264,15 @@ impl Nav {
         }
     }
 
-    /// The explore search (§13.8): BFS over free cells, expansion order clockwise from
-    /// [N, E, S, W][first], returning the first popped frontier accepted by `eligible`.
+    /// The explore search (§13.8): see [`Explore`].
     pub fn nearest_frontier(
         &mut self,
         k: &Knowledge,
         pos: (u16, u16),
         first: usize,
-        mut eligible: impl FnMut((u16, u16)) -> bool,
+        eligible: impl FnMut((u16, u16)) -> bool,
     ) -> Option<(u16, u16)> {
-        let (g, _) = self.bfs_start(k, pos);
-        let w = k.framed_width();
-        let mut head = 0;
-        while let Some(&i) = self.queue.get(head) {
-            head += 1;
-            let i = i as usize;
-            // Clockwise from north: N, E, S, W.
-            let around = [i - w, i + 1, i + w, i - 1];
-            // is_frontier on the framed grid: free with an unknown neighbour (the frame is 0).
-            if k.pass_at(i) == PASS_FREE && around.iter().any(|&j| k.pass_at(j) == PASS_UNKNOWN) {
-                let p = k.unframed(i);
-                if eligible(p) {
-                    return Some(p);
-                }
-            }
-            for t in 0..4 {
-                let j = around[(first + t) % 4];
-                if self.mark[j] != g && k.pass_at(j) == PASS_FREE {
-                    self.mark[j] = g;
-                    self.queue.push(j as u32);
-                }
-            }
-        }
-        None
+        self.explore.nearest_frontier(k, pos, first, eligible)
     }
 
     /// Stuck bookkeeping at the start of a step: did the last travel step move us?

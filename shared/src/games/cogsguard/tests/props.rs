@@ -58,6 +58,8 @@ fn check_observation(w: &World, id: usize) {
         for j in 0..VIEW {
             let (r, c) = (a.row as i32 + i as i32 - 5, a.col as i32 + j as i32 - 5);
             let cell = o.cells[i][j];
+            assert_eq!(o.packed[i][j], crate::games::cogsguard::obs::pack(cell.kind, cell.align));
+            assert_eq!(o.agent_cols[i] >> j & 1 == 1, cell.agent);
             if !w.in_grid(r, c) {
                 assert_eq!(cell.kind, Kind::OutOfBounds as u8);
                 continue;

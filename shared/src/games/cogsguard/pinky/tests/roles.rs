@@ -114,6 +114,7 @@ impl Sim {
                 *cell = self.world.cell_view(hub.0 as i32 + ii as i32 - 5, hub.1 as i32 + jj as i32 - 5);
             }
         }
+        o.repack();
         p.know.update(&o);
         let rng = &mut self.rngs[i];
         p.act(&real, rng, true)
