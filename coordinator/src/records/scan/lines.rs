@@ -1,6 +1,8 @@
-//! Blocks of JSON Lines and CSV into [`ScanRow`]s. A JSON line is parsed into a struct of the
-//! needed fields borrowing its strings (the other fields are skipped by the parser, not built);
-//! a CSV record is split into one reused byte record and only the needed columns are parsed.
+//! Blocks of JSON Lines and CSV into [`ScanRow`]s. A JSON line's needed fields are found by a
+//! scan of its top-level keys ([`json_line`]), its strings borrowed and the other fields
+//! stepped over, not built; a line that scan cannot vouch for is parsed by `serde_json` into the
+//! same struct. A CSV record is split into one reused byte record and only the needed columns
+//! are parsed.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -10,34 +12,44 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::chunks::{BlockError, Decoded};
+use super::json_line;
 use super::{Accumulate, Need, ScanRow};
 
 /// The fields of a JSON line a scan reads; the parser skips the others.
-#[derive(Deserialize)]
-struct JsonRow<'a> {
+#[derive(Debug, Deserialize, PartialEq)]
+pub(super) struct JsonRow<'a> {
     #[serde(borrow)]
-    sweep: Cow<'a, str>,
+    pub sweep: Cow<'a, str>,
     #[serde(borrow)]
-    game: Cow<'a, str>,
+    pub game: Cow<'a, str>,
     #[serde(borrow)]
-    engine_version: Cow<'a, str>,
+    pub engine_version: Cow<'a, str>,
     #[serde(borrow)]
-    scenario: Cow<'a, str>,
+    pub scenario: Cow<'a, str>,
     #[serde(borrow)]
-    policy_set: Cow<'a, str>,
+    pub policy_set: Cow<'a, str>,
     #[serde(borrow)]
-    outcome: Cow<'a, str>,
-    seed: u64,
-    length: u32,
-    team_reward: f64,
+    pub outcome: Cow<'a, str>,
+    pub seed: u64,
+    pub length: u32,
+    pub team_reward: f64,
     #[serde(default)]
-    stats: JsonStats,
+    pub stats: JsonStats,
 }
 
-#[derive(Default, Deserialize)]
-struct JsonStats {
+#[derive(Debug, Default, Deserialize, PartialEq)]
+pub(super) struct JsonStats {
     #[serde(default)]
-    llm: Option<Value>,
+    pub llm: Option<Value>,
+}
+
+/// One JSON line's needed fields: by [`json_line::row`], or where it cannot vouch for the line
+/// by `serde_json`, whose error is then the line's.
+pub(super) fn json_row(line: &[u8]) -> Result<JsonRow<'_>, serde_json::Error> {
+    match json_line::row(line) {
+        Some(r) => Ok(r),
+        None => serde_json::from_slice(line),
+    }
 }
 
 /// The JSON Lines `block`: whole lines, and on the `last` block perhaps a partial one (no
@@ -53,7 +65,7 @@ pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, need: Need, acc: &m
         let line = &rest[..end];
         rest = &rest[end + 1..];
         rows += 1;
-        let r: JsonRow<'_> = serde_json::from_slice(line).map_err(|e| BlockError::Row(rows, e.to_string()))?;
+        let r = json_row(line).map_err(|e| BlockError::Row(rows, e.to_string()))?;
         acc.add(&ScanRow {
             sweep: &r.sweep,
             game: &r.game,

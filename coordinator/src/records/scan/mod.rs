@@ -8,19 +8,24 @@
 //!   dictionary-encoded strings are read as dictionary indices and compared as such, so a row
 //!   costs no allocation and no string comparison.
 //! - MessagePack, JSON Lines, CSV ([`chunks`]): the file is read in blocks cut at record
-//!   boundaries and the blocks are decoded in parallel ([`msgpack`], [`lines`]), skipping the
-//!   fields not needed without allocating them. Memory stays flat: a few blocks are in flight.
+//!   boundaries and the blocks are decoded in parallel ([`msgpack`], [`lines`], [`json_line`]),
+//!   skipping the fields not needed without allocating them. Memory stays flat: a few blocks
+//!   are in flight.
 //!
-//! The row-at-a-time reader ([`super::reader`]) stays for `watch`'s resume and the commands
-//! not moved here yet, and as the reference of the equality tests.
+//! `summary`, `report`, `rank` and `compare` read records through it. The row-at-a-time reader
+//! ([`super::reader`]) stays for `watch`'s resume and `summary --out` (which needs whole rows),
+//! and as the reference of the equality tests.
 
 mod chunks;
 mod episodes;
+mod json_line;
 mod lines;
 mod msgpack;
 mod parquet;
 mod whole;
 
+#[cfg(test)]
+mod json_line_tests;
 #[cfg(test)]
 mod tests;
 

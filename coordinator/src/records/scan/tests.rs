@@ -33,7 +33,7 @@ fn job(game: &str, scenario: &str, name: &str, seat: &str, seats: usize, start: 
 
 /// Results of all four games, two cells of Bucket Brigade interleaved (so blocks and row groups
 /// hold several cells), and `llm` stats on some deception records (the token column).
-fn results() -> Vec<JobResult> {
+pub(super) fn results() -> Vec<JobResult> {
     let mut jobs = Vec::new();
     for start in [0, 40, 80] {
         jobs.push(job("bucket_brigade", "default", "firefighters", "firefighter", 4, start, 40));
@@ -56,7 +56,7 @@ fn results() -> Vec<JobResult> {
 }
 
 /// The results written to `dir/all.<ext>` for each format, and a Parquet file of 23-row groups.
-fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
+pub(super) fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
     let games: Vec<GameKind> =
         ["bucket_brigade", "deception", "trolley", "cogsguard"].map(|g| g.parse().unwrap()).into();
     let mut files = Vec::new();
