@@ -1,7 +1,9 @@
 //! The needed fields of one JSON Lines record, found by a hand-written scan of its top-level
 //! keys instead of serde's visitor machinery (which made JSON Lines the slowest format to
-//! read): the needed values are parsed, the others only validated and stepped over (strings by
-//! `memchr2` on the quote and the backslash, objects and arrays by depth).
+//! read): the needed values are parsed, the others only validated and stepped over (strings to
+//! their closing quote, escapes checked; objects and arrays by depth). A line as the writer
+//! writes it is matched key by key as constants ([`as_written`]); any other by reading its keys
+//! ([`any_order`]).
 //!
 //! It accepts a line only where `serde_json` would accept it into [`JsonRow`] with the same
 //! values, and answers `None` on anything else — a malformed line, an escaped key, a repeated
@@ -23,13 +25,68 @@ const MAX_DEPTH: u32 = 64;
 
 /// The needed fields of `line` (without its newline), or `None` where `serde_json` must decide.
 pub(super) fn row(line: &[u8]) -> Option<JsonRow<'_>> {
-    // A line without control bytes has no tab, CR or newline in its whitespace and none
-    // (unescaped) in its strings; its valid UTF-8 makes every string between quotes valid too.
-    if line.iter().fold(false, |ctl, &b| ctl | (b < 0x20)) {
-        return None;
-    }
+    // Valid UTF-8 makes every string between quotes valid too. A control byte is refused
+    // wherever it is: in a string by [`Cursor::string`], elsewhere as an unexpected byte
+    // (whitespace is read as spaces only; a tab or CR is serde's to read).
     let text = std::str::from_utf8(line).ok()?;
     let mut c = Cursor { text, b: line, i: 0 };
+    if let Some(r) = as_written(&mut c) {
+        return Some(r);
+    }
+    c.i = 0;
+    any_order(&mut c)
+}
+
+/// A line as the writer writes it: compact, its keys in `records::RowRef`'s order. Matching
+/// each key as a constant is much cheaper than reading it and looking it up; any other line
+/// is read by [`any_order`].
+fn as_written<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
+    c.literal(b"{\"sweep\":")?;
+    let sweep = c.string_value()?;
+    c.literal(b",\"job\":")?;
+    c.skip(0)?;
+    c.literal(b",\"game\":")?;
+    let game = c.string_value()?;
+    c.literal(b",\"engine_version\":")?;
+    let engine_version = c.string_value()?;
+    c.literal(b",\"scenario\":")?;
+    let scenario = c.string_value()?;
+    c.literal(b",\"policy_set\":")?;
+    let policy_set = c.string_value()?;
+    c.literal(b",\"seed\":")?;
+    let seed = c.unsigned()?;
+    c.literal(b",\"outcome\":")?;
+    let outcome = c.string_value()?;
+    c.literal(b",\"length\":")?;
+    let length = u32::try_from(c.unsigned()?).ok()?;
+    c.literal(b",\"truncated\":")?;
+    c.skip(0)?;
+    c.literal(b",\"team_reward\":")?;
+    let team_reward = c.float()?;
+    c.literal(b",\"agent_rewards\":")?;
+    c.skip(0)?;
+    c.literal(b",\"trajectory_hash\":")?;
+    c.skip(0)?;
+    c.literal(b",\"stats\":")?;
+    let llm = c.stats()?;
+    c.literal(b"}")?;
+    (c.i == c.b.len()).then_some(JsonRow {
+        sweep,
+        game,
+        engine_version,
+        scenario,
+        policy_set,
+        outcome,
+        seed,
+        length,
+        team_reward,
+        stats: JsonStats { llm },
+    })
+}
+
+/// A line with its keys in any order, whitespace (spaces) anywhere, keys the writer does not
+/// write, some fields absent (serde's error).
+fn any_order<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
     let mut strings: [Option<Cow<'_, str>>; 6] = Default::default();
     let (mut seed, mut length, mut team_reward, mut llm) = (None, None, None, None);
     let mut seen = 0u16;
@@ -39,8 +96,7 @@ pub(super) fn row(line: &[u8]) -> Option<JsonRow<'_>> {
     if c.eat(b'}').is_none() {
         loop {
             c.ws();
-            let key = c.key()?;
-            let index = field(key);
+            let index = field(c.key()?);
             if let Some(f) = index {
                 if seen & (1 << f) != 0 {
                     return None; // serde: duplicate field
@@ -65,7 +121,7 @@ pub(super) fn row(line: &[u8]) -> Option<JsonRow<'_>> {
         }
     }
     c.ws();
-    if c.i != line.len() {
+    if c.i != c.b.len() {
         return None;
     }
     let [sweep, game, engine_version, scenario, policy_set, outcome] = strings;
@@ -83,24 +139,37 @@ pub(super) fn row(line: &[u8]) -> Option<JsonRow<'_>> {
     })
 }
 
-/// The index of a top-level key read (in [`row`]'s match), or `None` for a key skipped.
+/// The index of a top-level key read (in [`any_order`]'s match), or `None` for a key skipped. By
+/// length first: a match on the byte strings alone compared the key with each in turn.
 fn field(key: &[u8]) -> Option<usize> {
-    Some(match key {
-        b"sweep" => 0,
-        b"game" => 1,
-        b"engine_version" => 2,
-        b"scenario" => 3,
-        b"policy_set" => 4,
-        b"outcome" => 5,
-        b"seed" => 6,
-        b"length" => 7,
-        b"team_reward" => 8,
-        b"stats" => 9,
+    let (name, index) = match key.len() {
+        4 if key[0] == b'g' => ("game", 1),
+        4 => ("seed", 6),
+        5 if key[1] == b'w' => ("sweep", 0),
+        5 => ("stats", 9),
+        6 => ("length", 7),
+        7 => ("outcome", 5),
+        8 => ("scenario", 3),
+        10 => ("policy_set", 4),
+        11 => ("team_reward", 8),
+        14 => ("engine_version", 2),
         _ => return None,
-    })
+    };
+    (key == name.as_bytes()).then_some(index)
 }
 
-/// A position in a line known to be UTF-8 without control bytes.
+/// The bytes of `word` (eight bytes, little-endian) that end a run of plain string bytes: a
+/// quote, a backslash or a control byte. Nonzero if it has one, and then its lowest set bit is
+/// in the first such byte (the bit tricks' false positives come only after a true one).
+fn specials(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word & HIGH;
+    zero(word ^ (ONES * u64::from(b'"'))) | zero(word ^ (ONES * u64::from(b'\\'))) | below_space
+}
+
+/// A position in a line known to be UTF-8.
 struct Cursor<'a> {
     text: &'a str,
     b: &'a [u8],
@@ -108,7 +177,7 @@ struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
-    /// Whitespace: in a line without control bytes, only spaces.
+    /// Whitespace: spaces (serde's tab, CR and newline make the line serde's).
     fn ws(&mut self) {
         while self.b.get(self.i) == Some(&b' ') {
             self.i += 1;
@@ -130,22 +199,39 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string from its opening quote: its raw contents (between the quotes) and whether it
-    /// holds escapes (each checked as serde checks a skipped string's).
+    /// holds escapes (each checked as serde checks a skipped string's); a control byte in it
+    /// is serde's error. Eight bytes at a time up to the first quote, backslash or control
+    /// byte ([`specials`]): a `memchr2` call per (short) string cost more, and a byte loop too.
+    #[inline]
     fn string(&mut self) -> Option<(usize, usize, bool)> {
         self.eat(b'"')?;
-        let start = self.i;
+        let (b, start) = (self.b, self.i);
+        let mut i = start;
         let mut escaped = false;
         loop {
-            self.i += memchr::memchr2(b'"', b'\\', &self.b[self.i..])?;
-            if self.b[self.i] == b'"' {
-                self.i += 1;
-                return Some((start, self.i - 1, escaped));
+            while let Some(word) = b.get(i..i + 8) {
+                let m = specials(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+                if m != 0 {
+                    i += (m.trailing_zeros() / 8) as usize;
+                    break;
+                }
+                i += 8;
             }
-            escaped = true;
-            match *self.b.get(self.i + 1)? {
-                b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
-                b'u' if self.b.get(self.i + 2..self.i + 6)?.iter().all(u8::is_ascii_hexdigit) => self.i += 6,
-                _ => return None,
+            match *b.get(i)? {
+                b'"' => {
+                    self.i = i + 1;
+                    return Some((start, i, escaped));
+                }
+                b'\\' => {
+                    escaped = true;
+                    i += match *b.get(i + 1)? {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => 2,
+                        b'u' if b.get(i + 2..i + 6)?.iter().all(u8::is_ascii_hexdigit) => 6,
+                        _ => return None,
+                    };
+                }
+                0..=0x1f => return None,
+                _ => i += 1,
             }
         }
     }
@@ -189,40 +275,40 @@ impl<'a> Cursor<'a> {
 
     /// A number of JSON's grammar, stepped over; its text.
     fn number(&mut self) -> Option<&'a [u8]> {
-        let start = self.i;
-        let _ = self.eat(b'-');
-        match self.next()? {
-            b'0' => {}
-            b'1'..=b'9' => self.digits(),
-            _ => return None,
-        }
-        if self.eat(b'.').is_some() {
-            self.at_least_one_digit()?;
-        }
-        if matches!(self.peek(), Some(b'e' | b'E')) {
-            self.i += 1;
-            if matches!(self.peek(), Some(b'+' | b'-')) {
-                self.i += 1;
+        let (b, start) = (self.b, self.i);
+        let digits = |mut i: usize| {
+            while b.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
             }
-            self.at_least_one_digit()?;
+            i
+        };
+        let mut i = start + usize::from(b.get(start) == Some(&b'-'));
+        i = match b.get(i)? {
+            b'0' => i + 1,
+            b'1'..=b'9' => digits(i + 1),
+            _ => return None,
+        };
+        if b.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return None;
+            }
+            i = end;
+        }
+        if matches!(b.get(i), Some(b'e' | b'E')) {
+            i += 1 + usize::from(matches!(b.get(i + 1), Some(b'+' | b'-')));
+            let end = digits(i);
+            if end == i {
+                return None;
+            }
+            i = end;
         }
         // "01": serde refuses a digit after a leading zero.
-        if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+        if b.get(i).is_some_and(u8::is_ascii_digit) {
             return None;
         }
-        Some(&self.b[start..self.i])
-    }
-
-    fn digits(&mut self) {
-        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
-            self.i += 1;
-        }
-    }
-
-    fn at_least_one_digit(&mut self) -> Option<()> {
-        let start = self.i;
-        self.digits();
-        (self.i > start).then_some(())
+        self.i = i;
+        Some(&b[start..i])
     }
 
     /// The team reward: the number's text parsed by serde, so the value is serde's bit for bit.
@@ -308,6 +394,8 @@ impl<'a> Cursor<'a> {
         Some(())
     }
 
+    /// `word` (a constant: inlined, the comparison is a few loads), stepped over.
+    #[inline(always)]
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         self.b[self.i..].starts_with(word).then(|| self.i += word.len())
     }

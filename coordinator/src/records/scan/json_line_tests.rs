@@ -129,6 +129,12 @@ fn escapes_unicode_nesting_order_and_whitespace_are_read_as_serde_reads_them() {
     assert_scanned(
         r#"  { "sweep" : "w" , "game":"g","engine_version":"v","scenario":"s","policy_set":"p","outcome":"o","seed" : 0 ,"length":0,"team_reward": 1e-7 , "stats" : { "llm" : { "1" : { "prompt_tokens" : 1 } } } }  "#,
     );
+    // The writer's order departed from midway, and a key of another line between.
+    let swapped =
+        line("\"p\"", "1.0", "{}").replace(r#""seed":17,"outcome":"success""#, r#""outcome":"success","seed":17"#);
+    assert!(swapped.contains(r#""outcome":"success","seed":17"#));
+    assert_scanned(&swapped);
+    assert_scanned(&line("\"p\"", "1.0", "{}").replace(r#","job":3"#, r#","note":"x","job":3"#));
     // A tab or CR is whitespace to serde: the scan leaves such a line to serde, which reads it.
     assert_declined(&line("\"p\"", "1.0", "{}").replace(",\"seed\"", ",\t\"seed\""));
     assert_declined(&format!("{}\r", line("\"p\"", "1.0", "{}")));
@@ -140,6 +146,30 @@ fn escapes_unicode_nesting_order_and_whitespace_are_read_as_serde_reads_them() {
     bytes[at] = 0xff;
     assert!(json_line::row(&bytes).is_none());
     assert!(assert_as_serde(&bytes).is_some(), "serde reads it");
+}
+
+#[test]
+fn a_quote_backslash_or_control_byte_is_found_at_every_offset_of_a_string() {
+    // Strings are stepped over eight bytes at a time: put each special byte at each offset of
+    // needed and skipped strings, before and after non-ASCII text.
+    for len in 0..20 {
+        for at in 0..=len {
+            for (special, fast) in
+                [("\\\"", true), ("\\n", true), ("\\u00e9", true), ("\u{1}", false), ("\u{1f}", false)]
+            {
+                for plain in ["a", "é"] {
+                    let text = format!("{}{special}{}", plain.repeat(at), plain.repeat(len - at));
+                    let name = format!("\"{text}\"");
+                    let needed = line(&name, "1.0", "{}");
+                    let skipped = line("\"p\"", "1.0", &format!("{{\"note\":{name}}}"));
+                    for l in [needed, skipped] {
+                        assert_eq!(json_line::row(l.as_bytes()).is_some(), fast, "{l}");
+                        assert_as_serde(l.as_bytes());
+                    }
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -44,7 +44,8 @@ pub(super) struct JsonStats {
 }
 
 /// One JSON line's needed fields: by [`json_line::row`], or where it cannot vouch for the line
-/// by `serde_json`, whose error is then the line's.
+/// by `serde_json`, whose error is then the line's (as [`jsonl`] reads each line).
+#[cfg(test)]
 pub(super) fn json_row(line: &[u8]) -> Result<JsonRow<'_>, serde_json::Error> {
     match json_line::row(line) {
         Some(r) => Ok(r),
@@ -65,7 +66,19 @@ pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, need: Need, acc: &m
         let line = &rest[..end];
         rest = &rest[end + 1..];
         rows += 1;
-        let r = json_row(line).map_err(|e| BlockError::Row(rows, e.to_string()))?;
+        // Borrowed where it was built, not moved out (a row is some 250 bytes; moving it
+        // cost 5% of the read, measured).
+        let (fast, slow);
+        let r = match json_line::row(line) {
+            Some(r) => {
+                fast = r;
+                &fast
+            }
+            None => {
+                slow = serde_json::from_slice::<JsonRow<'_>>(line).map_err(|e| BlockError::Row(rows, e.to_string()))?;
+                &slow
+            }
+        };
         acc.add(&ScanRow {
             sweep: &r.sweep,
             game: &r.game,
