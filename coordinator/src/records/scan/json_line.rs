@@ -84,8 +84,7 @@ fn as_written<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
     })
 }
 
-/// A line with its keys in any order, whitespace (spaces) anywhere, keys the writer does not
-/// write, some fields absent (serde's error).
+/// A line with its keys in any order, spaces anywhere, keys the writer does not write.
 fn any_order<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
     let mut strings: [Option<Cow<'_, str>>; 6] = Default::default();
     let (mut seed, mut length, mut team_reward, mut llm) = (None, None, None, None);
@@ -139,8 +138,7 @@ fn any_order<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
     })
 }
 
-/// The index of a top-level key read (in [`any_order`]'s match), or `None` for a key skipped. By
-/// length first: a match on the byte strings alone compared the key with each in turn.
+/// The index of a key read (in [`any_order`]'s match), `None` for one skipped; by length first.
 fn field(key: &[u8]) -> Option<usize> {
     let (name, index) = match key.len() {
         4 if key[0] == b'g' => ("game", 1),
