@@ -12,9 +12,10 @@
 //!   skipping the fields not needed without allocating them. Memory stays flat: a few blocks
 //!   are in flight.
 //!
-//! `summary`, `report`, `rank` and `compare` read records through it. The row-at-a-time reader
-//! ([`super::reader`]) stays for `watch`'s resume and `summary --out` (which needs whole rows),
-//! and as the reference of the equality tests.
+//! `summary`, `report`, `rank`, `compare` and `summary --out` (whole rows, [`Need::whole`]) read
+//! records through it; [`scan_each`] hands a consumer each block in file order, so `report`,
+//! `rank` and `compare` drop a block's episodes once taken. The row-at-a-time reader
+//! ([`super::reader`]) stays for `watch`'s resume and as the reference of the equality tests.
 
 mod chunks;
 mod episodes;
