@@ -205,17 +205,42 @@ impl Drop for NatsCluster {
 
 /// The leader of `stream` once it has one and all its `replicas` are current (caught up and
 /// online), e.g. after a server came back.
+///
+/// A follower restarted after a SIGKILL has been seen (rarely, on a loaded machine) to stay
+/// "not current" for minutes while the stream is idle. An operator's remedy is a leader step-down
+/// (`nats stream cluster step-down`), after which the new leader brings every follower up to
+/// date: if the stream is not healthy after `STEP_DOWN_AFTER`, its leader is asked once to step
+/// down. The timeout's message gives the replicas' last reported state.
 pub async fn wait_stream_healthy(js: &Context, stream: &str, replicas: usize) -> String {
-    let what = format!("stream {stream} to have a leader and {replicas} current replicas");
-    wait_until(&what, CLUSTER_TIMEOUT, || async {
-        let mut s = js.get_stream(stream).await.ok()?;
-        let info = s.info().await.ok()?;
-        let cluster = info.cluster.as_ref()?;
-        let leader = cluster.leader.clone()?;
-        let followers = cluster.replicas.iter().filter(|p| p.current && !p.offline).count();
-        (1 + followers == replicas).then_some(leader)
-    })
-    .await
+    const STEP_DOWN_AFTER: Duration = Duration::from_secs(45);
+    let start = tokio::time::Instant::now();
+    let mut stepped_down = false;
+    let mut last = String::from("no stream info");
+    loop {
+        if let Ok(mut s) = js.get_stream(stream).await {
+            if let Ok(info) = s.info().await {
+                if let Some(cluster) = info.cluster.as_ref() {
+                    let followers = cluster.replicas.iter().filter(|p| p.current && !p.offline).count();
+                    if let Some(leader) = cluster.leader.clone().filter(|_| 1 + followers == replicas) {
+                        return leader;
+                    }
+                    last = format!("leader {:?}, replicas {:?}", cluster.leader, cluster.replicas);
+                }
+            }
+        }
+        let waited = start.elapsed();
+        if !stepped_down && waited >= STEP_DOWN_AFTER {
+            stepped_down = true;
+            let subject = format!("STREAM.LEADER.STEPDOWN.{stream}");
+            let answer: Result<serde_json::Value, _> = js.request(subject, &serde_json::json!({})).await;
+            eprintln!("stream {stream} not healthy after {waited:?} ({last}): leader step-down: {answer:?}");
+        }
+        assert!(
+            waited < CLUSTER_TIMEOUT,
+            "timed out after {CLUSTER_TIMEOUT:?} waiting for stream {stream} to have a leader and {replicas} current replicas ({last})"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
 
 /// The leader of `stream` right now.
