@@ -289,20 +289,11 @@ fn row_at_a_time<A: Accumulate, F: FnMut(A)>(
         if need.whole {
             return acc.add_whole(row);
         }
-        acc.add(&ScanRow {
-            sweep: &row.sweep,
-            game: &row.game,
-            engine_version: &row.engine_version,
-            scenario: &row.scenario,
-            policy_set: &row.policy_set,
-            outcome: &row.outcome,
-            seed: row.seed,
-            length: row.length,
-            team_reward: row.team_reward,
-            llm: if need.llm { row.stats.get("llm") } else { None },
-            key: None,
-            outcome_key: None,
-        })
+        let mut r = ScanRow::of(&row);
+        if !need.llm {
+            r.llm = None;
+        }
+        acc.add(&r)
     })?;
     each(acc);
     Ok(cut.is_some())

@@ -14,20 +14,11 @@ use crate::records::row::Row;
 
 /// The JSON Lines `block` (whole lines; the `last` block may end in a partial one, skipped).
 pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, acc: &mut A) -> Result<Decoded, BlockError> {
-    let mut rows = 0;
-    let mut rest = block;
-    while !rest.is_empty() {
-        let Some(end) = memchr::memchr(b'\n', rest) else {
-            debug_assert!(last, "only the last block ends without a newline");
-            return Ok(Decoded { rows, partial: true });
-        };
-        let line = &rest[..end];
-        rest = &rest[end + 1..];
-        rows += 1;
+    super::lines::each_line(block, last, |rows, line| {
         let row: Row = serde_json::from_slice(line).map_err(|e| BlockError::Row(rows, e.to_string()))?;
         acc.add_whole(row);
-    }
-    Ok(Decoded { rows, partial: false })
+        Ok(())
+    })
 }
 
 /// The MessagePack `block`: it must decode to exactly its end, else its cut was not at a
@@ -36,7 +27,6 @@ pub(super) fn msgpack<A: Accumulate>(block: &[u8], last: bool, acc: &mut A) -> R
     let mut rows = 0;
     let mut rest = block;
     while !rest.is_empty() {
-        let before = rest;
         match rmp_serde::from_read::<_, Row>(&mut rest) {
             Ok(row) => {
                 rows += 1;
@@ -50,12 +40,9 @@ pub(super) fn msgpack<A: Accumulate>(block: &[u8], last: bool, acc: &mut A) -> R
                     false => Err(BlockError::Boundary),
                 };
             }
-            Err(e) => {
-                // Not a record where one should start: a wrong cut, or a damaged file, which
-                // the row-at-a-time reader then names.
-                let _ = (before, e);
-                return Err(BlockError::Boundary);
-            }
+            // Not a record where one should start: a wrong cut, or a damaged file, which the
+            // row-at-a-time reader then names.
+            Err(_) => return Err(BlockError::Boundary),
         }
     }
     Ok(Decoded { rows, partial: false })
