@@ -218,13 +218,17 @@ impl Town {
             }
         }
 
-        self.hash.u32(t);
+        // The hash is a chain of dependent multiplications: kept in a local so that it stays in
+        // a register through the loops below (as a field it was stored and reloaded for every
+        // agent, a store-to-load delay on the chain).
+        let mut hash = self.hash;
+        hash.u32(t);
         let mut last = [LastAction { house: 0, mode: Mode::Rest, signal: Mode::Rest }; MAX_AGENTS];
         for i in 0..n {
             let (s, a) = (signals[i], actions[i]);
-            self.hash.u8(s.code());
-            self.hash.u8(a.house);
-            self.hash.u8(a.mode.code());
+            hash.u8(s.code());
+            hash.u8(a.house);
+            hash.u8(a.mode.code());
             self.lies[i] += u32::from(s != a.mode);
             self.work_nights[i] += u32::from(a.mode == Mode::Work);
             self.totals[i] += rewards[i];
@@ -240,11 +244,12 @@ impl Town {
         // one multiplication and only the others (most nights a few) byte by byte.
         let mut next = 0;
         for h in (now.burning | now.ruined).iter() {
-            self.hash.zeros(h - next);
-            self.hash.u8(self.houses[h].code());
+            hash.zeros(h - next);
+            hash.u8(self.houses[h].code());
             next = h + 1;
         }
-        self.hash.zeros(NUM_HOUSES - next);
+        hash.zeros(NUM_HOUSES - next);
+        self.hash = hash;
         self.last = Some(last);
         self.fires = phases.end;
         self.night = t;
