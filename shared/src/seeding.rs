@@ -32,7 +32,7 @@ impl Stream {
     #[inline]
     pub fn new(seed: u64, stream: u64) -> Stream {
         let mut s = Stream { rng: ChaCha8Rng::from_seed(key(seed)) };
-        s.rng.set_stream(stream);
+        s.set_stream(stream);
         s
     }
 
@@ -41,7 +41,17 @@ impl Stream {
     #[inline]
     pub fn reset(&mut self, seed: u64, stream: u64) {
         self.rng = ChaCha8Rng::from_seed(key(seed));
-        self.rng.set_stream(stream);
+        self.set_stream(stream);
+    }
+
+    /// Sets the stream number of a generator fresh from `from_seed`, whose stream is already 0
+    /// (the environment's, which engines build every episode): setting 0 again would change
+    /// nothing and costs two calls through the generator's CPU-feature dispatch.
+    #[inline]
+    fn set_stream(&mut self, stream: u64) {
+        if stream != 0 {
+            self.rng.set_stream(stream);
+        }
     }
 
     /// The environment stream of an episode.
@@ -78,7 +88,11 @@ impl Stream {
             // draw; a general power-of-two test costs callers with a variable n more than it saves.
             return (x >> 63) as usize;
         }
-        let i = (unit(x) * n as f64) as usize;
+        let v = unit(x) * n as f64;
+        // v is in [0, n]. Converting through i64 gives the same floor for any n up to 2^53 (every
+        // call site: n is a count of houses, seats or choices) in a third of the instructions of
+        // the saturating float-to-usize conversion; larger n keep the general conversion.
+        let i = if n <= 1 << 53 { v as i64 as usize } else { v as usize };
         i.min(n.saturating_sub(1))
     }
 
