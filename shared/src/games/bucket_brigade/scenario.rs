@@ -252,12 +252,53 @@ impl Scenario {
     /// Checks every field's range (§2). Each value goes back through [`Scenario::set`] in its
     /// written form, so a hand-built scenario meets exactly the rules and messages of overrides.
     pub fn validate(&self) -> Result<(), JobError> {
+        // Every job prepares its scenario (and validates it twice): the ranges are checked
+        // directly first, and only a scenario that breaks one goes through the round trip, for
+        // its message. `the_direct_check_agrees_with_the_round_trip` holds the two together.
+        if self.in_range() {
+            return Ok(());
+        }
+        self.round_trip()
+    }
+
+    /// Each value back through [`Scenario::set`] in its written form: the messages of `validate`.
+    pub(super) fn round_trip(&self) -> Result<(), JobError> {
         let mut probe = *self;
         for name in FIELDS {
             let value = self.get(name).expect("every listed field has a value");
             probe.set(name, &value.to_string())?;
         }
         Ok(())
+    }
+
+    /// What the round trip of [`Scenario::validate`] accepts, checked on the values: the integer
+    /// ranges, probabilities finite within [0, 1], the other numbers finite (a finite f64 writes
+    /// and parses back to itself; the model and the flag always do).
+    pub(super) fn in_range(&self) -> bool {
+        let unit = |p: f64| (0.0..=1.0).contains(&p);
+        (MIN_AGENTS..=MAX_AGENTS).contains(&self.num_agents)
+            && self.min_nights <= MAX_NIGHTS
+            && [
+                self.prob_fire_spreads_to_neighbor,
+                self.prob_solo_agent_extinguishes_fire,
+                self.prob_house_catches_fire,
+            ]
+            .into_iter()
+            .all(unit)
+            && [
+                self.team_reward_house_survives,
+                self.team_penalty_house_burns,
+                self.cost_to_work_one_night,
+                self.reward_own_house_survives,
+                self.reward_other_house_survives,
+                self.penalty_own_house_burns,
+                self.penalty_other_house_burns,
+                self.reward_rest,
+                self.team_share_gamma,
+                self.alpha_own,
+            ]
+            .into_iter()
+            .all(f64::is_finite)
     }
 
     /// owner(h) = h mod N (from a table: the reward loops would otherwise divide per house).

@@ -109,3 +109,55 @@ fn ownership_is_house_mod_n() {
     assert_eq!(owned(2), [2, 6]);
     assert_eq!(owned(3), [3, 7]);
 }
+
+#[test]
+fn the_direct_check_agrees_with_the_round_trip() {
+    // `validate` checks ranges directly and goes through `set` only for a scenario that fails
+    // them: both must accept and refuse the same scenarios, field by field and at every edge.
+    let reals = [0.0, -0.0, 1.0, 0.5, 1.0 + f64::EPSILON, -f64::MIN_POSITIVE, 1e300, -1e300, f64::INFINITY, f64::NAN];
+    let mut checked = 0;
+    for name in named::NAMES {
+        let base = Scenario::named(name).unwrap();
+        assert!(base.in_range() && base.round_trip().is_ok(), "{name}");
+        for field in FIELDS {
+            let values: Vec<String> = match base.get(field).unwrap() {
+                FieldValue::Int(_) => ["0", "3", "4", "10", "11", "100", "101"].map(String::from).to_vec(),
+                FieldValue::Real(_) => reals.iter().map(|v| v.to_string()).collect(),
+                _ => continue,
+            };
+            for value in values {
+                let mut sc = base;
+                // Set directly where `set` would refuse, to build the out-of-range scenario.
+                match (field, value.parse::<f64>()) {
+                    ("num_agents", Ok(v)) => sc.num_agents = v as usize,
+                    ("min_nights", Ok(v)) => sc.min_nights = v as u32,
+                    (_, Ok(v)) => *real_field(&mut sc, field) = v,
+                    _ => unreachable!(),
+                }
+                assert_eq!(sc.in_range(), sc.round_trip().is_ok(), "{name}: {field} = {value}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 500, "{checked}");
+}
+
+/// The real-valued field `name`, to write unchecked.
+fn real_field<'a>(sc: &'a mut Scenario, name: &str) -> &'a mut f64 {
+    match name {
+        "prob_fire_spreads_to_neighbor" => &mut sc.prob_fire_spreads_to_neighbor,
+        "prob_solo_agent_extinguishes_fire" => &mut sc.prob_solo_agent_extinguishes_fire,
+        "prob_house_catches_fire" => &mut sc.prob_house_catches_fire,
+        "team_reward_house_survives" => &mut sc.team_reward_house_survives,
+        "team_penalty_house_burns" => &mut sc.team_penalty_house_burns,
+        "cost_to_work_one_night" => &mut sc.cost_to_work_one_night,
+        "reward_own_house_survives" => &mut sc.reward_own_house_survives,
+        "reward_other_house_survives" => &mut sc.reward_other_house_survives,
+        "penalty_own_house_burns" => &mut sc.penalty_own_house_burns,
+        "penalty_other_house_burns" => &mut sc.penalty_other_house_burns,
+        "reward_rest" => &mut sc.reward_rest,
+        "team_share_gamma" => &mut sc.team_share_gamma,
+        "alpha_own" => &mut sc.alpha_own,
+        other => panic!("{other} is not a real field"),
+    }
+}
