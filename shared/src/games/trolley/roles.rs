@@ -8,7 +8,7 @@
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::seats::{SeatSet, MAX_AGENTS};
-use crate::seeding::Stream;
+use crate::seeding::{Stream, ENV_STREAM};
 
 /// An agent's coverage flags, set when a round is resolved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,6 +52,14 @@ impl EnvRng {
     /// The environment stream of `seed`, at its start.
     pub fn new(seed: u64) -> EnvRng {
         EnvRng { seed, draws: 0, stream: Stream::env(seed) }
+    }
+
+    /// Makes this [`EnvRng::new`]`(seed)` in place, without building the generator elsewhere
+    /// and copying it in (a restarted game does this once per episode).
+    pub fn reset(&mut self, seed: u64) {
+        self.seed = seed;
+        self.draws = 0;
+        self.stream.reset(seed, ENV_STREAM);
     }
 
     /// How many 64-bit words have been drawn.
