@@ -9,12 +9,12 @@
 
 use super::engine::{agent_id, apply_action, finish_step, TrolleyAction};
 use super::events::{Event, EventSink, NoEvents};
-use super::policies::{self, Debater, LlmCall, Policy, Reason, Templates};
+use super::policies::{self, Debater, LlmCall, Policy, Reason, Template, Templates};
 use super::record::{self, Tally, TrajectoryHash, BUCKETS, OUTCOMES, STAT_KEYS};
 use super::replay::{self, ActionLog, ReplayLog};
 use super::scenario::{Scenario, SCENARIOS};
 use super::state::{RoundId, TrolleyState};
-use super::vocab::Phase;
+use super::vocab::{Phase, Side, SkipCause};
 use super::RULES_VERSION;
 use crate::field::scenario_path;
 use crate::games::{Episode, Game, GameInfo, GameKind};
@@ -98,9 +98,21 @@ impl Trolley {
                 // and (the operator, alone in its step) the round's arguments, never what another
                 // seat did in this step. Choosing and applying seat by seat is then the same as
                 // all choosing against the state before the step, without parking the choices.
-                for seat in actors.iter() {
-                    let (action, drawn) = debaters[seat].choose(step.state, seat, &mut streams[seat]);
-                    stuck |= step.settle(seat, action, || drawn.reason());
+                match phase.debate_index() {
+                    Some(p) => {
+                        let minority = step.state.rounds()[rounds_before - 1].minority;
+                        for seat in actors.iter() {
+                            let side = if minority.contains(seat) { Side::Minority } else { Side::Majority };
+                            let drawn = debaters[seat].draw(side, p, &mut streams[seat]);
+                            step.debate(rounds_before - 1, seat, side, drawn);
+                        }
+                    }
+                    None => {
+                        for seat in actors.iter() {
+                            let (action, drawn) = debaters[seat].choose(step.state, seat, &mut streams[seat]);
+                            stuck |= step.settle(seat, action, || drawn.reason());
+                        }
+                    }
                 }
             } else {
                 // Every actor chooses against the state before the step: a phase's arguments are
@@ -168,6 +180,39 @@ struct Step<'s, 'e> {
 }
 
 impl Step<'_, '_> {
+    /// Applies a scripted side agent's draw in round `idx`: its template argument, or a skip.
+    /// Both pass every check of their rule by construction (the seat is a side agent that has
+    /// not acted in this debate phase, and every template is 1..=500 characters, which
+    /// `templates.rs` tests), so this goes straight to the rules' changes, and asserts the
+    /// checks in debug builds.
+    #[inline]
+    fn debate(&mut self, idx: usize, seat: usize, side: Side, drawn: Option<Template>) {
+        let code = self.phase.hash_code();
+        match drawn {
+            Some(t) => {
+                debug_assert_eq!(self.state.check_argument(self.round, seat, t.text), Ok(()));
+                self.state.add_argument(idx, seat, side, t.text, self.sink);
+                self.hash.action(code, seat, 0, Some(t.text));
+                if let Some(log) = self.log.as_deref_mut() {
+                    let (action, reason) = (
+                        TrolleyAction::Argue { text: t.text.clone() },
+                        Reason::Argued { strong: t.strong, template: t.index },
+                    );
+                    log.action(ActionLog { phase: self.phase, seat, action, reason, invalid: None });
+                }
+            }
+            None => {
+                debug_assert_eq!(self.state.check_skip(self.round, seat), Ok(()));
+                self.state.add_skip(idx, seat, SkipCause::Agent, self.sink);
+                self.hash.action(code, seat, TrolleyAction::SKIP.hash_code(), None);
+                if let Some(log) = self.log.as_deref_mut() {
+                    let (action, reason) = (TrolleyAction::SKIP, Reason::Skipped);
+                    log.action(ActionLog { phase: self.phase, seat, action, reason, invalid: None });
+                }
+            }
+        }
+    }
+
     /// Applies the action of `seat` (its fallback if refused) and feeds the hash and the log;
     /// `reason` is built only for the log. Returns whether the fallback was refused too.
     #[inline]

@@ -7,6 +7,7 @@ use super::templates::Templates;
 use super::Reason;
 use crate::games::trolley::engine::TrolleyAction;
 use crate::games::trolley::state::TrolleyState;
+use crate::games::trolley::text::ArgText;
 use crate::games::trolley::vocab::{Decision, Phase, Role, Side};
 use crate::seeding::Stream;
 
@@ -119,16 +120,28 @@ impl Debater {
         (action, drawn.reason())
     }
 
-    /// The draws of [`Debater::argue`]: chance(skip), then chance(persuasion) and the template.
+    /// The draws of [`Debater::argue`], as an action.
     #[inline]
     fn draw_argument(&self, side: Side, phase: usize, rng: &mut Stream) -> (TrolleyAction, Drawn) {
+        match self.draw(side, phase, rng) {
+            None => (TrolleyAction::SKIP, Drawn::Skipped),
+            Some(t) => {
+                (TrolleyAction::Argue { text: t.text.clone() }, Drawn::Argued { strong: t.strong, template: t.index })
+            }
+        }
+    }
+
+    /// The draws of [`Debater::argue`]: chance(skip), then chance(persuasion) and the template;
+    /// `None` is a skip.
+    #[inline]
+    pub fn draw(&self, side: Side, phase: usize, rng: &mut Stream) -> Option<Template> {
         if rng.chance(self.params.skip) {
-            return (TrolleyAction::SKIP, Drawn::Skipped);
+            return None;
         }
         let strong = rng.chance(self.params.persuasion);
         let family = self.templates.family(side, phase, strong);
-        let template = rng.index(family.len());
-        (TrolleyAction::Argue { text: family[template].clone() }, Drawn::Argued { strong, template })
+        let index = rng.index(family.len());
+        Some(Template { strong, index, text: &family[index] })
     }
 
     /// The operator's decision from the summed argument weights of each side.
@@ -161,6 +174,17 @@ impl Debater {
             OperatorRule::Contrarian => (pick(w_majority < w_minority), None),
         }
     }
+}
+
+/// The template a debater argues with.
+#[derive(Clone, Copy, Debug)]
+pub struct Template {
+    /// From the strong family.
+    pub strong: bool,
+    /// Index in the family.
+    pub index: usize,
+    /// The text, rendered once per process.
+    pub text: &'static ArgText,
 }
 
 /// What a debater's choice was based on: the scripted [`Reason`]s, as plain figures (no drop,
