@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::draws;
 use super::seats::{SeatSet, MAX_AGENTS};
 use crate::seeding::{Stream, ENV_STREAM};
 
@@ -69,7 +70,7 @@ impl EnvRng {
 
     /// The shuffle of docs/determinism.md; it draws len−1 words.
     fn shuffle(&mut self, v: &mut [u8]) {
-        self.stream.shuffle(v);
+        draws::shuffle(&mut self.stream, v);
         self.draws += v.len().saturating_sub(1) as u64;
     }
 }

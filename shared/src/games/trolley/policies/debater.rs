@@ -5,6 +5,7 @@
 
 use super::templates::Templates;
 use super::Reason;
+use crate::games::trolley::draws::{self, Chance};
 use crate::games::trolley::engine::TrolleyAction;
 use crate::games::trolley::state::TrolleyState;
 use crate::games::trolley::text::ArgText;
@@ -66,12 +67,15 @@ impl Default for DebaterParams {
 pub struct Debater {
     params: DebaterParams,
     templates: &'static Templates,
+    /// `skip` and `persuasion` as integer thresholds (the same draws and outcomes).
+    skip: Chance,
+    strong: Chance,
 }
 
 impl Debater {
     /// A debater over `templates`.
     pub fn new(params: DebaterParams, templates: &'static Templates) -> Debater {
-        Debater { params, templates }
+        Debater { params, templates, skip: Chance::new(params.skip), strong: Chance::new(params.persuasion) }
     }
 
     /// The parameters.
@@ -135,12 +139,12 @@ impl Debater {
     /// `None` is a skip.
     #[inline]
     pub fn draw(&self, side: Side, phase: usize, rng: &mut Stream) -> Option<Template> {
-        if rng.chance(self.params.skip) {
+        if self.skip.draw(rng) {
             return None;
         }
-        let strong = rng.chance(self.params.persuasion);
+        let strong = self.strong.draw(rng);
         let family = self.templates.family(side, phase, strong);
-        let index = rng.index(family.len());
+        let index = draws::index(rng, family.len());
         Some(Template { strong, index, text: &family[index] })
     }
 
