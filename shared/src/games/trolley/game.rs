@@ -76,6 +76,8 @@ impl Trolley {
             s.reset(seed, agent_stream(seat));
         }
         let mut hash = TrajectoryHash::new();
+        // All-debater jobs: the current round's summed argument weights, majority then minority.
+        let mut weights = [0.0f64; 2];
         // `start` cannot fail: the roster is full and the config was validated in `prepare`.
         if state.start(&mut sink).is_err() {
             return hash;
@@ -98,19 +100,30 @@ impl Trolley {
                 // and (the operator, alone in its step) the round's arguments, never what another
                 // seat did in this step. Choosing and applying seat by seat is then the same as
                 // all choosing against the state before the step, without parking the choices.
+                let idx = rounds_before - 1;
                 match phase.debate_index() {
                     Some(p) => {
-                        let minority = step.state.rounds()[rounds_before - 1].minority;
+                        if p == 0 {
+                            weights = [0.0; 2];
+                        }
+                        let minority = step.state.rounds()[idx].minority;
                         for seat in actors.iter() {
                             let side = if minority.contains(seat) { Side::Minority } else { Side::Majority };
                             let drawn = debaters[seat].draw(side, p, &mut streams[seat]);
-                            step.debate(rounds_before - 1, seat, side, drawn);
+                            if let Some(t) = drawn {
+                                weights[side as usize] += t.text.weight();
+                            }
+                            step.debate(idx, seat, side, drawn);
                         }
                     }
                     None => {
+                        // The operator, awaiting its decision: the weights are the round's
+                        // arguments' by side, summed in submission order as `choose` would.
+                        debug_assert_eq!(weights, argument_weights(step.state, idx));
                         for seat in actors.iter() {
-                            let (action, drawn) = debaters[seat].choose(step.state, seat, &mut streams[seat]);
-                            stuck |= step.settle(seat, action, || drawn.reason());
+                            let (decision, drawn) =
+                                debaters[seat].decide_drawn(weights[0], weights[1], &mut streams[seat]);
+                            stuck |= step.settle(seat, TrolleyAction::Decide { decision }, || drawn.reason());
                         }
                     }
                 }
@@ -240,6 +253,16 @@ impl Step<'_, '_> {
         }
         stuck
     }
+}
+
+/// The summed argument weights of round `idx`, majority then minority, as [`Debater::choose`]
+/// sums them (checks the engine's running sums in debug builds).
+fn argument_weights(state: &TrolleyState, idx: usize) -> [f64; 2] {
+    let mut w = [0.0; 2];
+    for a in state.round_arguments(idx) {
+        w[a.side as usize] += a.text.weight();
+    }
+    w
 }
 
 /// The fallback of an invalid action (§7): `skip` in a debate phase, else the default decision.

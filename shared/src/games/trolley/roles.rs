@@ -69,6 +69,7 @@ impl EnvRng {
     }
 
     /// The shuffle of docs/determinism.md; it draws len−1 words.
+    #[inline]
     fn shuffle(&mut self, v: &mut [u8]) {
         draws::shuffle(&mut self.stream, v);
         self.draws += v.len().saturating_sub(1) as u64;

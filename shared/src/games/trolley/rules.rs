@@ -109,7 +109,7 @@ impl TrolleyState {
     /// seat's `side`: returns the phase acted in, the phase afterwards and the argument's id.
     /// The headless engine calls it directly for scripted seats, whose template arguments pass
     /// every check by construction (it asserts so in debug builds).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add_argument(
         &mut self,
         idx: usize,
@@ -178,6 +178,13 @@ impl TrolleyState {
 
     /// Whether `submit_decision` would succeed; returns the parsed decision.
     pub fn check_decision(&self, round: RoundId, seat: usize, decision: &str) -> Result<Decision, TrolleyError> {
+        self.check_operator(round, seat)?;
+        Decision::parse(decision).ok_or_else(|| TrolleyError::InvalidDecision(decision.to_string()))
+    }
+
+    /// Every check of a decision but its value's (11): returns the round's index.
+    #[inline]
+    fn check_operator(&self, round: RoundId, seat: usize) -> Result<usize, TrolleyError> {
         let idx = self.check_round_action(round, seat, ActionKind::Decide)?;
         let r = &self.rounds[idx];
         let role = r.role_of(seat);
@@ -187,7 +194,7 @@ impl TrolleyState {
         if r.phase != Phase::AwaitingDecision {
             return Err(TrolleyError::WrongPhase { action: ActionKind::Decide, phase: r.phase });
         }
-        Decision::parse(decision).ok_or_else(|| TrolleyError::InvalidDecision(decision.to_string()))
+        Ok(idx)
     }
 
     /// The operator decides; the round resolves and, if coverage is complete or this was round
@@ -199,12 +206,29 @@ impl TrolleyState {
         decision: &str,
         out: &mut impl EventSink,
     ) -> Result<Resolution, TrolleyError> {
-        let decision = self.check_decision(round, seat, decision)?;
-        let idx = self.round_index(round)?;
+        let idx = self.check_operator(round, seat)?;
+        let decision = Decision::parse(decision).ok_or_else(|| TrolleyError::InvalidDecision(decision.to_string()))?;
+        Ok(self.apply_decision(idx, seat, decision, out))
+    }
+
+    /// [`Self::submit_decision`] of a decision that is already a [`Decision`] (the headless
+    /// engine's actions carry one): the same checks, but there is no value to parse.
+    pub fn decide(
+        &mut self,
+        round: RoundId,
+        seat: usize,
+        decision: Decision,
+        out: &mut impl EventSink,
+    ) -> Result<Resolution, TrolleyError> {
+        let idx = self.check_operator(round, seat)?;
+        Ok(self.apply_decision(idx, seat, decision, out))
+    }
+
+    fn apply_decision(&mut self, idx: usize, seat: usize, decision: Decision, out: &mut impl EventSink) -> Resolution {
         let number = self.rounds[idx].number;
         out.emit(|| Event::DecisionSubmitted { round: number, agent: seat as u8, decision });
         let res = self.resolve(idx, decision, false, out);
         self.version += 1;
-        Ok(res)
+        res
     }
 }

@@ -110,8 +110,7 @@ impl Debater {
                         Side::Minority => w_min += a.text.weight(),
                     }
                 }
-                let (decision, p) = self.draw_decision(w_maj, w_min, rng);
-                let drawn = Drawn::Decided { rule: self.params.operator, w_majority: w_maj, w_minority: w_min, p };
+                let (decision, drawn) = self.decide_drawn(w_maj, w_min, rng);
                 (TrolleyAction::Decide { decision }, drawn)
             }
             _ => (TrolleyAction::SKIP, Drawn::Idle),
@@ -137,7 +136,7 @@ impl Debater {
 
     /// The draws of [`Debater::argue`]: chance(skip), then chance(persuasion) and the template;
     /// `None` is a skip.
-    #[inline]
+    #[inline(always)]
     pub fn draw(&self, side: Side, phase: usize, rng: &mut Stream) -> Option<Template> {
         if self.skip.draw(rng) {
             return None;
@@ -152,6 +151,15 @@ impl Debater {
     pub fn decide(&self, w_majority: f64, w_minority: f64, rng: &mut Stream) -> (Decision, Reason) {
         let (decision, p) = self.draw_decision(w_majority, w_minority, rng);
         (decision, Reason::Decided { rule: self.params.operator, w_majority, w_minority, p })
+    }
+
+    /// [`Debater::decide`] with its reason left as the [`Drawn`] figures: what the engine calls
+    /// with the round's weights summed as its arguments came in (in the order and with the
+    /// additions [`Debater::choose`] would make).
+    #[inline]
+    pub fn decide_drawn(&self, w_majority: f64, w_minority: f64, rng: &mut Stream) -> (Decision, Drawn) {
+        let (decision, p) = self.draw_decision(w_majority, w_minority, rng);
+        (decision, Drawn::Decided { rule: self.params.operator, w_majority, w_minority, p })
     }
 
     /// The decision and, for the random rules, the probability of `save_majority` drawn with.
