@@ -107,17 +107,6 @@ impl<'de> Deserialize<'de> for EnvRng {
     }
 }
 
-/// Stable insertion sort of seats by a per-seat key (≤ 16 elements, no allocation).
-fn stable_sort_by_key(v: &mut [u8], key: &[u8; MAX_AGENTS]) {
-    for i in 1..v.len() {
-        let mut j = i;
-        while j > 0 && key[usize::from(v[j - 1])] > key[usize::from(v[j])] {
-            v.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-}
-
 /// A sort key of three flags compared left to right, false before true, as one small number:
 /// the same order as the tuple of the flags, without building and comparing tuples.
 const fn key(first: bool, second: bool, third: bool) -> u8 {
@@ -130,6 +119,11 @@ const fn key(first: bool, second: bool, third: bool) -> u8 {
 ///    ¬has_been_majority); the operator is a\[0\].
 /// 2. b = the other seats; shuffle; stable-sort by (has_been_minority, has_been_operator,
 ///    ¬has_been_majority); the minority is b\[0..m\], the majority the rest.
+///
+/// Nothing needs the sorted lists themselves, only a\[0\] and the set b\[0..m\]: a stable
+/// sort orders by (key, position), so a\[0\] is the first seat of least key, and b\[0..m\]
+/// are taken key by key, each key's seats in shuffled order. That is what this computes,
+/// without sorting (a test compares it with the sorts).
 ///
 /// `coverage.len()` is N (3..=16) and m < N−1.
 pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles {
@@ -147,8 +141,7 @@ pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles 
         *s = i as u8;
     }
     rng.shuffle(a);
-    stable_sort_by_key(a, &operator_key);
-    let operator = usize::from(a[0]);
+    let operator = usize::from(first_of_least_key(a, &operator_key));
 
     let mut buf = [0u8; MAX_AGENTS];
     let b = &mut buf[..n - 1];
@@ -156,10 +149,41 @@ pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles 
         *slot = seat as u8;
     }
     rng.shuffle(b);
-    stable_sort_by_key(b, &minority_key);
-    let minority: SeatSet = b[..m].iter().map(|&s| usize::from(s)).collect();
+    let minority = first_by_key(b, &minority_key, m);
     let majority = SeatSet::first(n).minus(minority).minus([operator].into_iter().collect());
     Roles { operator, majority, minority }
+}
+
+/// The first seat of `v` (≥ 1 seat) with the least key: a stable sort's first element.
+fn first_of_least_key(v: &[u8], key: &[u8; MAX_AGENTS]) -> u8 {
+    let mut best = v[0];
+    for &s in &v[1..] {
+        if key[usize::from(s)] < key[usize::from(best)] {
+            best = s;
+        }
+    }
+    best
+}
+
+/// The set of the first `m` seats of `v` (≤ 16 seats) stable-sorted by key: the positions of
+/// each key value as a mask, then whole keys in increasing order, lowest positions first.
+fn first_by_key(v: &[u8], key: &[u8; MAX_AGENTS], m: usize) -> SeatSet {
+    let mut at_key = [0u16; 8];
+    for (pos, &s) in v.iter().enumerate() {
+        at_key[usize::from(key[usize::from(s)] & 7)] |= 1 << pos;
+    }
+    let (mut set, mut need) = (SeatSet::EMPTY, m);
+    for mut positions in at_key {
+        while need > 0 && positions != 0 {
+            set.insert(usize::from(v[positions.trailing_zeros() as usize]));
+            positions &= positions - 1;
+            need -= 1;
+        }
+        if need == 0 {
+            break;
+        }
+    }
+    set
 }
 
 /// Applies one resolved round's roles to the coverage flags (what resolution does, §4).
@@ -170,5 +194,43 @@ pub fn cover(coverage: &mut [Coverage], roles: &Roles) {
     }
     for s in roles.minority.iter() {
         coverage[s].minority = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stable insertion sort the selection replaces.
+    fn stable_sort_by_key(v: &mut [u8], key: &[u8; MAX_AGENTS]) {
+        for i in 1..v.len() {
+            let mut j = i;
+            while j > 0 && key[usize::from(v[j - 1])] > key[usize::from(v[j])] {
+                v.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    }
+
+    #[test]
+    fn selection_is_what_the_stable_sort_gives() {
+        let mut rng = Stream::agent(5, 5);
+        for case in 0..20_000 {
+            let len = 1 + rng.index(MAX_AGENTS);
+            let mut key = [0u8; MAX_AGENTS];
+            for k in &mut key {
+                *k = rng.index(8) as u8;
+            }
+            let mut v: Vec<u8> = (0..MAX_AGENTS as u8).collect();
+            rng.shuffle(&mut v);
+            v.truncate(len);
+            let mut sorted = v.clone();
+            stable_sort_by_key(&mut sorted, &key);
+            assert_eq!(first_of_least_key(&v, &key), sorted[0], "case {case}");
+            for m in 0..=len {
+                let want: SeatSet = sorted[..m].iter().map(|&s| usize::from(s)).collect();
+                assert_eq!(first_by_key(&v, &key, m), want, "case {case}, m = {m}");
+            }
+        }
     }
 }
