@@ -121,9 +121,8 @@ const fn key(first: bool, second: bool, third: bool) -> u8 {
 ///    ¬has_been_majority); the minority is b\[0..m\], the majority the rest.
 ///
 /// Nothing needs the sorted lists themselves, only a\[0\] and the set b\[0..m\]: a stable
-/// sort orders by (key, position), so a\[0\] is the first seat of least key, and b\[0..m\]
-/// are taken key by key, each key's seats in shuffled order. That is what this computes,
-/// without sorting (a test compares it with the sorts).
+/// sort orders by (key, position), so those are the least (key, position) pairs, which this
+/// reads off a bit mask without sorting (a test compares it with the sorts).
 ///
 /// `coverage.len()` is N (3..=16) and m < N−1.
 pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles {
@@ -154,34 +153,30 @@ pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles 
     Roles { operator, majority, minority }
 }
 
-/// The first seat of `v` (≥ 1 seat) with the least key: a stable sort's first element.
-fn first_of_least_key(v: &[u8], key: &[u8; MAX_AGENTS]) -> u8 {
-    let mut best = v[0];
-    for &s in &v[1..] {
-        if key[usize::from(s)] < key[usize::from(best)] {
-            best = s;
-        }
+/// The order of a stable sort by key as numbers: `key · 16 + position` (keys < 8, positions
+/// < 16), all distinct, as the set bits of one mask. Its lowest bits are the sort's first
+/// elements, found without a data-dependent branch (the coverage keys are random enough that
+/// compare-and-branch code mispredicted often).
+fn sort_order(v: &[u8], key: &[u8; MAX_AGENTS]) -> u128 {
+    let mut order = 0u128;
+    for (pos, &s) in v.iter().enumerate().take(MAX_AGENTS) {
+        order |= 1 << ((u32::from(key[usize::from(s)] & 7) << 4) | pos as u32);
     }
-    best
+    order
 }
 
-/// The set of the first `m` seats of `v` (≤ 16 seats) stable-sorted by key: the positions of
-/// each key value as a mask, then whole keys in increasing order, lowest positions first.
+/// The first seat of `v` (≥ 1 seat) with the least key: a stable sort's first element.
+fn first_of_least_key(v: &[u8], key: &[u8; MAX_AGENTS]) -> u8 {
+    v[(sort_order(v, key).trailing_zeros() & 15) as usize]
+}
+
+/// The set of the first `m` seats of `v` (≤ 16 seats) stable-sorted by key.
 fn first_by_key(v: &[u8], key: &[u8; MAX_AGENTS], m: usize) -> SeatSet {
-    let mut at_key = [0u16; 8];
-    for (pos, &s) in v.iter().enumerate() {
-        at_key[usize::from(key[usize::from(s)] & 7)] |= 1 << pos;
-    }
-    let (mut set, mut need) = (SeatSet::EMPTY, m);
-    for mut positions in at_key {
-        while need > 0 && positions != 0 {
-            set.insert(usize::from(v[positions.trailing_zeros() as usize]));
-            positions &= positions - 1;
-            need -= 1;
-        }
-        if need == 0 {
-            break;
-        }
+    let mut order = sort_order(v, key);
+    let mut set = SeatSet::EMPTY;
+    for _ in 0..m.min(v.len()) {
+        set.insert(usize::from(v[(order.trailing_zeros() & 15) as usize]));
+        order &= order - 1;
     }
     set
 }
