@@ -111,7 +111,12 @@ impl Trolley {
                             let side = if minority.contains(seat) { Side::Minority } else { Side::Majority };
                             let drawn = debaters[seat].draw(side, p, &mut streams[seat]);
                             if let Some(t) = drawn {
-                                weights[side as usize] += t.text.weight();
+                                // Both sums take an addition, the other side's of +0.0, which
+                                // leaves a sum of positive weights from +0.0 unchanged bit for
+                                // bit: no branch on the side (it mispredicted).
+                                let (w, minor) = (t.text.weight(), side == Side::Minority);
+                                weights[0] += if minor { 0.0 } else { w };
+                                weights[1] += if minor { w } else { 0.0 };
                             }
                             step.debate(idx, seat, side, drawn);
                         }
