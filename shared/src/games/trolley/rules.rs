@@ -125,16 +125,15 @@ impl TrolleyState {
         let index = self.arguments.len() as u32;
         let seq = index - r.first_argument + 1;
         let number = r.number;
-        let argument =
-            || Argument { id: index + 1, seq, round: number, phase, agent: seat as u8, side, text: text.clone() };
-        // With room known to be there, the argument is written straight into its slot; a push
-        // that may grow builds it on the stack first and copies it with wide loads of narrow
-        // stores, which stalls (store forwarding fails) and was half of this function's time.
-        if self.arguments.len() < self.arguments.capacity() {
-            self.arguments.push(argument());
-        } else {
-            self.arguments.push(argument());
-        }
+        self.arguments.push(Argument {
+            id: index + 1,
+            seq,
+            round: number,
+            phase,
+            agent: seat as u8,
+            side,
+            text: text.clone(),
+        });
         out.emit(|| Event::ArgumentSubmitted { argument: index });
         let phase_after = self.close_if_all_acted(idx, out);
         self.version += 1;
