@@ -191,7 +191,7 @@ pub fn apply_action(
     match action {
         TrolleyAction::Argue { text } => state.submit_argument(round, seat, text, out).map(|_| ()),
         TrolleyAction::Skip {} => state.skip(round, seat, SkipCause::Agent, out).map(|_| ()),
-        TrolleyAction::Decide { decision } => state.submit_decision(round, seat, decision.as_str(), out).map(|_| ()),
+        TrolleyAction::Decide { decision } => state.decide(round, seat, *decision, out).map(|_| ()),
     }
 }
 

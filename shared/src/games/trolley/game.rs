@@ -9,18 +9,18 @@
 
 use super::engine::{agent_id, apply_action, finish_step, TrolleyAction};
 use super::events::{Event, EventSink, NoEvents};
-use super::policies::{self, LlmCall, Policy, Reason, Templates};
+use super::policies::{self, Debater, LlmCall, Policy, Reason, Template, Templates};
 use super::record::{self, Tally, TrajectoryHash, BUCKETS, OUTCOMES, STAT_KEYS};
 use super::replay::{self, ActionLog, ReplayLog};
 use super::scenario::{Scenario, SCENARIOS};
-use super::state::TrolleyState;
-use super::vocab::Phase;
+use super::state::{RoundId, TrolleyState};
+use super::vocab::{Phase, Side, SkipCause};
 use super::RULES_VERSION;
 use crate::field::scenario_path;
 use crate::games::{Episode, Game, GameInfo, GameKind};
 use crate::llm::LlmStats;
 use crate::protocol::{EpisodeRecord, JobError};
-use crate::seeding::Stream;
+use crate::seeding::{agent_stream, Stream};
 use crate::spec::Spec;
 use crate::RunEnv;
 
@@ -30,6 +30,9 @@ pub struct Trolley {
     scenario: Scenario,
     specs: Vec<String>,
     policies: Vec<Policy>,
+    /// The policies again when every seat is a `debater` (or alias): the episode loop's fast
+    /// path, which applies each choice as it is drawn.
+    debaters: Option<Vec<Debater>>,
     /// Boxed: the state holds the environment's ChaCha block buffer, and `AnyGame` should not
     /// grow to its size.
     buf: Box<Buffers>,
@@ -70,9 +73,11 @@ impl Trolley {
         state.restart(seed, &mut sink);
         tally.reset(n);
         for (seat, s) in streams.iter_mut().enumerate() {
-            *s = Stream::agent(seed, seat);
+            s.reset(seed, agent_stream(seat));
         }
         let mut hash = TrajectoryHash::new();
+        // All-debater jobs: the current round's summed argument weights, majority then minority.
+        let mut weights = [0.0f64; 2];
         // `start` cannot fail: the roster is full and the config was validated in `prepare`.
         if state.start(&mut sink).is_err() {
             return hash;
@@ -87,38 +92,56 @@ impl Trolley {
             };
             let (round, phase, rounds_before) = (round.id, round.phase, state.rounds().len());
             let actors = state.expected_actors();
-            // Every actor chooses against the state before the step: a phase's arguments are
-            // simultaneous (§7).
-            for seat in actors.iter() {
-                asked[seat] = Some(self.policies[seat].act(state, seat, &mut streams[seat]));
-            }
-            // Then the rules apply them in seat order. Each rule checks its action completely
-            // before it changes anything, and no action changes another seat's validity (the
-            // actors are distinct and the phase closes only after the last one), so a refusal
-            // here is the refusal the state before the step would give: one check per action.
+            let mut step =
+                Step { state, tally, hash: &mut hash, log: log.as_deref_mut(), sink: &mut sink, round, phase };
             let mut stuck = false;
-            for seat in actors.iter() {
-                let Some((mut action, reason)) = asked[seat].take() else {
-                    continue;
-                };
-                let mut invalid = None;
-                if let Err(e) = apply_action(state, round, seat, &action, &mut sink) {
-                    tally.invalid_action(seat, &e);
-                    action = fallback(state, phase);
-                    invalid = Some(e);
-                    // A fallback is valid by construction; if not, stop rather than loop.
-                    stuck |= apply_action(state, round, seat, &action, &mut sink).is_err();
+            if let Some(debaters) = &self.debaters {
+                // Every seat is a debater: its choice reads its role, the phase, its own stream
+                // and (the operator, alone in its step) the round's arguments, never what another
+                // seat did in this step. Choosing and applying seat by seat is then the same as
+                // all choosing against the state before the step, without parking the choices.
+                let idx = rounds_before - 1;
+                match phase.debate_index() {
+                    Some(p) => {
+                        if p == 0 {
+                            weights = [0.0; 2];
+                        }
+                        let minority = step.state.rounds()[idx].minority;
+                        for seat in actors.iter() {
+                            let side = if minority.contains(seat) { Side::Minority } else { Side::Majority };
+                            let drawn = debaters[seat].draw(side, p, &mut streams[seat]);
+                            if let Some(t) = drawn {
+                                // Both sums take an addition, the other side's of +0.0, which
+                                // leaves a sum of positive weights from +0.0 unchanged bit for
+                                // bit: no branch on the side (it mispredicted).
+                                let (w, minor) = (t.text.weight(), side == Side::Minority);
+                                weights[0] += if minor { 0.0 } else { w };
+                                weights[1] += if minor { w } else { 0.0 };
+                            }
+                            step.debate(idx, seat, side, drawn);
+                        }
+                    }
+                    None => {
+                        // The operator, awaiting its decision: the weights are the round's
+                        // arguments' by side, summed in submission order as `choose` would.
+                        debug_assert_eq!(weights, argument_weights(step.state, idx));
+                        for seat in actors.iter() {
+                            let (decision, drawn) =
+                                debaters[seat].decide_drawn(weights[0], weights[1], &mut streams[seat]);
+                            stuck |= step.settle(seat, TrolleyAction::Decide { decision }, || drawn.reason());
+                        }
+                    }
                 }
-                if phase == Phase::AwaitingDecision {
-                    tally.decision_fallback.push(invalid.is_some());
+            } else {
+                // Every actor chooses against the state before the step: a phase's arguments are
+                // simultaneous (§7).
+                for seat in actors.iter() {
+                    asked[seat] = Some(self.policies[seat].act(step.state, seat, &mut streams[seat]));
                 }
-                let text = match &action {
-                    TrolleyAction::Argue { text } => Some(text),
-                    _ => None,
-                };
-                hash.action(phase.hash_code(), seat, action.hash_code(), text);
-                if let Some(log) = log.as_deref_mut() {
-                    log.action(ActionLog { phase, seat, action, reason, invalid });
+                for seat in actors.iter() {
+                    if let Some((action, reason)) = asked[seat].take() {
+                        stuck |= step.settle(seat, action, || reason);
+                    }
                 }
             }
             if stuck || finish_step(state, &mut sink).is_err() {
@@ -158,6 +181,93 @@ impl Trolley {
             self.policies.iter().enumerate().filter_map(|(seat, p)| p.llm_stats().map(|s| (seat, s.clone()))).collect();
         (record::record(&self.buf.state, &self.buf.tally, &hash, llm), log)
     }
+}
+
+/// One step's application: the rules apply the chosen actions in seat order. Each rule checks
+/// its action completely before it changes anything, and no action changes another seat's
+/// validity (the actors are distinct and the phase closes only after the last one), so a refusal
+/// here is the refusal the state before the step would give: one check per action.
+struct Step<'s, 'e> {
+    state: &'s mut TrolleyState,
+    tally: &'s mut Tally,
+    hash: &'s mut TrajectoryHash,
+    log: Option<&'s mut ReplayLog>,
+    sink: &'s mut Sink<'e>,
+    round: RoundId,
+    phase: Phase,
+}
+
+impl Step<'_, '_> {
+    /// Applies a scripted side agent's draw in round `idx`: its template argument, or a skip.
+    /// Both pass every check of their rule by construction (the seat is a side agent that has
+    /// not acted in this debate phase, and every template is 1..=500 characters, which
+    /// `templates.rs` tests), so this goes straight to the rules' changes, and asserts the
+    /// checks in debug builds.
+    #[inline]
+    fn debate(&mut self, idx: usize, seat: usize, side: Side, drawn: Option<Template>) {
+        let code = self.phase.hash_code();
+        match drawn {
+            Some(t) => {
+                debug_assert_eq!(self.state.check_argument(self.round, seat, t.text), Ok(()));
+                self.state.add_argument(idx, seat, side, t.text, self.sink);
+                self.hash.action(code, seat, 0, Some(t.text));
+                if let Some(log) = self.log.as_deref_mut() {
+                    let (action, reason) = (
+                        TrolleyAction::Argue { text: t.text.clone() },
+                        Reason::Argued { strong: t.strong, template: t.index },
+                    );
+                    log.action(ActionLog { phase: self.phase, seat, action, reason, invalid: None });
+                }
+            }
+            None => {
+                debug_assert_eq!(self.state.check_skip(self.round, seat), Ok(()));
+                self.state.add_skip(idx, seat, SkipCause::Agent, self.sink);
+                self.hash.action(code, seat, TrolleyAction::SKIP.hash_code(), None);
+                if let Some(log) = self.log.as_deref_mut() {
+                    let (action, reason) = (TrolleyAction::SKIP, Reason::Skipped);
+                    log.action(ActionLog { phase: self.phase, seat, action, reason, invalid: None });
+                }
+            }
+        }
+    }
+
+    /// Applies the action of `seat` (its fallback if refused) and feeds the hash and the log;
+    /// `reason` is built only for the log. Returns whether the fallback was refused too.
+    #[inline]
+    fn settle(&mut self, seat: usize, mut action: TrolleyAction, reason: impl FnOnce() -> Reason) -> bool {
+        let (round, phase) = (self.round, self.phase);
+        let mut invalid = None;
+        let mut stuck = false;
+        if let Err(e) = apply_action(self.state, round, seat, &action, self.sink) {
+            self.tally.invalid_action(seat, &e);
+            action = fallback(self.state, phase);
+            invalid = Some(e);
+            // A fallback is valid by construction; if not, stop rather than loop.
+            stuck = apply_action(self.state, round, seat, &action, self.sink).is_err();
+        }
+        if phase == Phase::AwaitingDecision {
+            self.tally.decision_fallback.push(invalid.is_some());
+        }
+        let text = match &action {
+            TrolleyAction::Argue { text } => Some(text),
+            _ => None,
+        };
+        self.hash.action(phase.hash_code(), seat, action.hash_code(), text);
+        if let Some(log) = self.log.as_deref_mut() {
+            log.action(ActionLog { phase, seat, action, reason: reason(), invalid });
+        }
+        stuck
+    }
+}
+
+/// The summed argument weights of round `idx`, majority then minority, as [`Debater::choose`]
+/// sums them (checks the engine's running sums in debug builds).
+fn argument_weights(state: &TrolleyState, idx: usize) -> [f64; 2] {
+    let mut w = [0.0; 2];
+    for a in state.round_arguments(idx) {
+        w[a.side as usize] += a.text.weight();
+    }
+    w
 }
 
 /// The fallback of an invalid action (§7): `skip` in a debate phase, else the default decision.
@@ -225,9 +335,17 @@ impl Game for Trolley {
             let id = agent_id(seat);
             state.register(&id, &id, &mut NoEvents).map_err(to_job_error)?;
         }
+        let debaters = policies
+            .iter()
+            .map(|p| match p {
+                Policy::Debater(d) => Some(d.clone()),
+                Policy::Llm(_) => None,
+            })
+            .collect();
         Ok(Trolley {
             specs: team.iter().map(Spec::to_string).collect(),
             policies,
+            debaters,
             buf: Box::new(Buffers {
                 state,
                 streams: (0..n).map(|seat| Stream::agent(0, seat)).collect(),

@@ -132,7 +132,11 @@ impl TrajectoryHash {
     /// per episode).
     pub fn hex(&self) -> String {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        (0..16).rev().map(|i| char::from(DIGITS[((self.0 >> (4 * i)) & 0xf) as usize])).collect()
+        let mut out = String::with_capacity(16);
+        for i in (0..16).rev() {
+            out.push(char::from(DIGITS[((self.0 >> (4 * i)) & 0xf) as usize]));
+        }
+        out
     }
 }
 

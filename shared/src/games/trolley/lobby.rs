@@ -128,7 +128,7 @@ impl TrolleyState {
             a.rounds_as_minority = 0;
         }
         self.seed = seed;
-        self.env_rng = EnvRng::new(seed);
+        self.env_rng.reset(seed);
         self.rounds.clear();
         self.arguments.clear();
         self.skips.clear();

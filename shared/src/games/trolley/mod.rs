@@ -12,7 +12,8 @@
 //!   pre-hashed argument text.
 //! - `config.rs`: [`TrolleyConfig`], the split rule (§2, §3). `scenario.rs`: named scenarios
 //!   and overrides (§2).
-//! - `roles.rs`: role assignment and the environment stream (§3).
+//! - `roles.rs`: role assignment and the environment stream (§3). `draws.rs`: the stream's
+//!   index, shuffle and chance as the hot loop draws them (same words, same results).
 //! - `state.rs`: [`TrolleyState`] and its queries (§5). `lobby.rs`: create, register, start.
 //!   `rules.rs`: argue, skip, decide (§4–§6). `flow.rs`: advance, deadlines, resolution,
 //!   the end condition, the next round, open actions.
@@ -43,6 +44,7 @@
 //! ```
 
 pub mod config;
+mod draws;
 pub mod engine;
 pub mod error;
 pub mod events;

@@ -2,7 +2,7 @@
 //! metric buckets.
 
 use super::error::TrolleyError;
-use super::seats::SeatSet;
+use super::seats::{SeatSet, MAX_AGENTS};
 use super::state::TrolleyState;
 use super::stats::{ByKind, LlmBySeat, PerAgent, RoundStat, TrolleyStats};
 use super::vocab::{Decision, GameStatus};
@@ -112,22 +112,39 @@ pub fn record(
 ) -> EpisodeRecord {
     let agents = state.agents();
     let n = agents.len();
-    let resolved = || state.rounds().iter().filter(|r| r.decision.is_some());
-    let played = resolved().count();
-    let saved_majority = resolved().filter(|r| r.decision == Some(Decision::SaveMajority)).count();
-    let indexes = (0..state.rounds().len()).filter(|&i| state.rounds()[i].decision.is_some());
-    let saved_in_minority = |s: usize| {
-        resolved().filter(|r| r.decision == Some(Decision::SaveMinority) && r.minority.contains(s)).count() as u32
+    // One pass over the rounds for every per-round figure (it runs once per episode, and the
+    // episode is short enough that this shows).
+    let mut rounds = Vec::with_capacity(state.rounds().len());
+    let mut saved_majority = 0usize;
+    let mut saved_in_minority = [0u32; MAX_AGENTS];
+    for (index, r) in state.rounds().iter().enumerate() {
+        match r.decision {
+            None => continue,
+            Some(Decision::SaveMajority) => saved_majority += 1,
+            Some(Decision::SaveMinority) => {
+                for s in r.minority.iter() {
+                    saved_in_minority[s] += 1;
+                }
+            }
+        }
+        rounds.push(round_stat(state, tally, index));
+    }
+    let played = rounds.len();
+    let saved_minority = played - saved_majority;
+    let outcome = match saved_majority.cmp(&saved_minority) {
+        std::cmp::Ordering::Greater => OUTCOMES[0],
+        std::cmp::Ordering::Less => OUTCOMES[1],
+        std::cmp::Ordering::Equal => OUTCOMES[2],
     };
     let stats = TrolleyStats {
-        rounds: indexes.map(|i| round_stat(state, tally, i)).collect(),
+        rounds,
         save_majority_rate: (played > 0).then(|| saved_majority as f64 / played as f64),
-        minority_saved: (played - saved_majority) as u32,
+        minority_saved: saved_minority as u32,
         rounds_as_operator: PerAgent::from_fn(n, |s| agents[s].rounds_as_operator),
         rounds_as_majority: PerAgent::from_fn(n, |s| agents[s].rounds_as_majority),
         rounds_as_minority: PerAgent::from_fn(n, |s| agents[s].rounds_as_minority),
         times_saved: PerAgent::from_fn(n, |s| agents[s].score),
-        saved_in_minority: PerAgent::from_fn(n, saved_in_minority),
+        saved_in_minority: PerAgent::from_fn(n, |s| saved_in_minority[s]),
         invalid_actions: PerAgent::from_fn(n, |s| tally.invalid.get(s).copied().unwrap_or(0)),
         invalid_by_kind: ByKind(tally.by_kind),
         llm: LlmBySeat(llm),
@@ -135,7 +152,7 @@ pub fn record(
     let rewards: Vec<f64> = agents.iter().map(|a| f64::from(a.score)).collect();
     EpisodeRecord {
         seed: state.seed(),
-        outcome: outcome(state).to_string(),
+        outcome: outcome.to_string(),
         length: played as u32,
         truncated: state.status() == GameStatus::GameTruncated,
         team_reward: rewards.iter().sum(),

@@ -7,8 +7,9 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::draws;
 use super::seats::{SeatSet, MAX_AGENTS};
-use crate::seeding::Stream;
+use crate::seeding::{Stream, ENV_STREAM};
 
 /// An agent's coverage flags, set when a round is resolved.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -54,14 +55,23 @@ impl EnvRng {
         EnvRng { seed, draws: 0, stream: Stream::env(seed) }
     }
 
+    /// Makes this [`EnvRng::new`]`(seed)` in place, without building the generator elsewhere
+    /// and copying it in (a restarted game does this once per episode).
+    pub fn reset(&mut self, seed: u64) {
+        self.seed = seed;
+        self.draws = 0;
+        self.stream.reset(seed, ENV_STREAM);
+    }
+
     /// How many 64-bit words have been drawn.
     pub fn draws(&self) -> u64 {
         self.draws
     }
 
     /// The shuffle of docs/determinism.md; it draws len−1 words.
+    #[inline]
     fn shuffle(&mut self, v: &mut [u8]) {
-        self.stream.shuffle(v);
+        draws::shuffle(&mut self.stream, v);
         self.draws += v.len().saturating_sub(1) as u64;
     }
 }
@@ -97,17 +107,6 @@ impl<'de> Deserialize<'de> for EnvRng {
     }
 }
 
-/// Stable insertion sort of seats by a per-seat key (≤ 16 elements, no allocation).
-fn stable_sort_by_key(v: &mut [u8], key: &[u8; MAX_AGENTS]) {
-    for i in 1..v.len() {
-        let mut j = i;
-        while j > 0 && key[usize::from(v[j - 1])] > key[usize::from(v[j])] {
-            v.swap(j - 1, j);
-            j -= 1;
-        }
-    }
-}
-
 /// A sort key of three flags compared left to right, false before true, as one small number:
 /// the same order as the tuple of the flags, without building and comparing tuples.
 const fn key(first: bool, second: bool, third: bool) -> u8 {
@@ -120,6 +119,10 @@ const fn key(first: bool, second: bool, third: bool) -> u8 {
 ///    ¬has_been_majority); the operator is a\[0\].
 /// 2. b = the other seats; shuffle; stable-sort by (has_been_minority, has_been_operator,
 ///    ¬has_been_majority); the minority is b\[0..m\], the majority the rest.
+///
+/// Nothing needs the sorted lists themselves, only a\[0\] and the set b\[0..m\]: a stable
+/// sort orders by (key, position), so those are the least (key, position) pairs, which this
+/// reads off a bit mask without sorting (a test compares it with the sorts).
 ///
 /// `coverage.len()` is N (3..=16) and m < N−1.
 pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles {
@@ -137,8 +140,7 @@ pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles 
         *s = i as u8;
     }
     rng.shuffle(a);
-    stable_sort_by_key(a, &operator_key);
-    let operator = usize::from(a[0]);
+    let operator = usize::from(first_of_least_key(a, &operator_key));
 
     let mut buf = [0u8; MAX_AGENTS];
     let b = &mut buf[..n - 1];
@@ -146,10 +148,37 @@ pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles 
         *slot = seat as u8;
     }
     rng.shuffle(b);
-    stable_sort_by_key(b, &minority_key);
-    let minority: SeatSet = b[..m].iter().map(|&s| usize::from(s)).collect();
+    let minority = first_by_key(b, &minority_key, m);
     let majority = SeatSet::first(n).minus(minority).minus([operator].into_iter().collect());
     Roles { operator, majority, minority }
+}
+
+/// The order of a stable sort by key as numbers: `key · 16 + position` (keys < 8, positions
+/// < 16), all distinct, as the set bits of one mask. Its lowest bits are the sort's first
+/// elements, found without a data-dependent branch (the coverage keys are random enough that
+/// compare-and-branch code mispredicted often).
+fn sort_order(v: &[u8], key: &[u8; MAX_AGENTS]) -> u128 {
+    let mut order = 0u128;
+    for (pos, &s) in v.iter().enumerate().take(MAX_AGENTS) {
+        order |= 1 << ((u32::from(key[usize::from(s)] & 7) << 4) | pos as u32);
+    }
+    order
+}
+
+/// The first seat of `v` (≥ 1 seat) with the least key: a stable sort's first element.
+fn first_of_least_key(v: &[u8], key: &[u8; MAX_AGENTS]) -> u8 {
+    v[(sort_order(v, key).trailing_zeros() & 15) as usize]
+}
+
+/// The set of the first `m` seats of `v` (≤ 16 seats) stable-sorted by key.
+fn first_by_key(v: &[u8], key: &[u8; MAX_AGENTS], m: usize) -> SeatSet {
+    let mut order = sort_order(v, key);
+    let mut set = SeatSet::EMPTY;
+    for _ in 0..m.min(v.len()) {
+        set.insert(usize::from(v[(order.trailing_zeros() & 15) as usize]));
+        order &= order - 1;
+    }
+    set
 }
 
 /// Applies one resolved round's roles to the coverage flags (what resolution does, §4).
@@ -160,5 +189,43 @@ pub fn cover(coverage: &mut [Coverage], roles: &Roles) {
     }
     for s in roles.minority.iter() {
         coverage[s].minority = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stable insertion sort the selection replaces.
+    fn stable_sort_by_key(v: &mut [u8], key: &[u8; MAX_AGENTS]) {
+        for i in 1..v.len() {
+            let mut j = i;
+            while j > 0 && key[usize::from(v[j - 1])] > key[usize::from(v[j])] {
+                v.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+    }
+
+    #[test]
+    fn selection_is_what_the_stable_sort_gives() {
+        let mut rng = Stream::agent(5, 5);
+        for case in 0..20_000 {
+            let len = 1 + rng.index(MAX_AGENTS);
+            let mut key = [0u8; MAX_AGENTS];
+            for k in &mut key {
+                *k = rng.index(8) as u8;
+            }
+            let mut v: Vec<u8> = (0..MAX_AGENTS as u8).collect();
+            rng.shuffle(&mut v);
+            v.truncate(len);
+            let mut sorted = v.clone();
+            stable_sort_by_key(&mut sorted, &key);
+            assert_eq!(first_of_least_key(&v, &key), sorted[0], "case {case}");
+            for m in 0..=len {
+                let want: SeatSet = sorted[..m].iter().map(|&s| usize::from(s)).collect();
+                assert_eq!(first_by_key(&v, &key, m), want, "case {case}, m = {m}");
+            }
+        }
     }
 }

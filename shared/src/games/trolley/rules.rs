@@ -43,6 +43,7 @@ pub struct Resolution {
 
 impl TrolleyState {
     /// Checks (2) round, (4) agent, (6) status, (7) resolved; returns the round's index.
+    #[inline]
     fn check_round_action(&self, round: RoundId, seat: usize, action: ActionKind) -> Result<usize, TrolleyError> {
         let idx = self.round_index(round)?;
         if seat >= self.agents.len() {
@@ -57,21 +58,23 @@ impl TrolleyState {
         Ok(idx)
     }
 
-    /// Checks a debate action through (10) duplicate; returns (round index, phase index).
-    fn check_debate(&self, round: RoundId, seat: usize, action: ActionKind) -> Result<(usize, usize), TrolleyError> {
+    /// Checks a debate action through (10) duplicate; returns the round's index and the seat's
+    /// side.
+    #[inline]
+    fn check_debate(&self, round: RoundId, seat: usize, action: ActionKind) -> Result<(usize, Side), TrolleyError> {
         let idx = self.check_round_action(round, seat, action)?;
         let r = &self.rounds[idx];
         let role = r.role_of(seat);
-        if role == Role::Operator {
+        let Some(side) = role.side() else {
             return Err(TrolleyError::WrongRole { action, role });
-        }
+        };
         let Some(p) = r.phase.debate_index() else {
             return Err(TrolleyError::WrongPhase { action, phase: r.phase });
         };
         if r.acted[p].contains(seat) {
             return Err(TrolleyError::DuplicateArgument { phase: r.phase });
         }
-        Ok((idx, p))
+        Ok((idx, side))
     }
 
     /// Whether `submit_argument` would succeed, without changing anything.
@@ -79,15 +82,17 @@ impl TrolleyState {
         self.check_argument_at(round, seat, text).map(|_| ())
     }
 
-    fn check_argument_at(&self, round: RoundId, seat: usize, text: &ArgText) -> Result<usize, TrolleyError> {
-        let (idx, _) = self.check_debate(round, seat, ActionKind::Argue)?;
+    #[inline]
+    fn check_argument_at(&self, round: RoundId, seat: usize, text: &ArgText) -> Result<(usize, Side), TrolleyError> {
+        let checked = self.check_debate(round, seat, ActionKind::Argue)?;
         if !(1..=MAX_ARGUMENT_CHARS).contains(&text.chars()) {
             return Err(TrolleyError::TextLength { field: TextField::Argument, chars: text.chars() });
         }
-        Ok(idx)
+        Ok(checked)
     }
 
     /// A side agent argues in the current debate phase; the phase advances if everyone acted.
+    #[inline]
     pub fn submit_argument(
         &mut self,
         round: RoundId,
@@ -95,12 +100,28 @@ impl TrolleyState {
         text: &ArgText,
         out: &mut impl EventSink,
     ) -> Result<Acted, TrolleyError> {
-        let idx = self.check_argument_at(round, seat, text)?;
+        let (idx, side) = self.check_argument_at(round, seat, text)?;
+        let (phase, phase_after, id) = self.add_argument(idx, seat, side, text, out);
+        Ok(Acted { round, phase, phase_after, argument_id: Some(id) })
+    }
+
+    /// What [`Self::submit_argument`] changes once its checks passed, for round `idx` and the
+    /// seat's `side`: returns the phase acted in, the phase afterwards and the argument's id.
+    /// The headless engine calls it directly for scripted seats, whose template arguments pass
+    /// every check by construction (it asserts so in debug builds).
+    #[inline(always)]
+    pub(crate) fn add_argument(
+        &mut self,
+        idx: usize,
+        seat: usize,
+        side: Side,
+        text: &ArgText,
+        out: &mut impl EventSink,
+    ) -> (Phase, Phase, u32) {
         let r = &mut self.rounds[idx];
         let (phase, p) = (r.phase, r.phase.debate_index().unwrap_or(0));
         r.acted[p].insert(seat);
         r.argued[p].insert(seat);
-        let side = r.role_of(seat).side().unwrap_or(Side::Majority);
         let index = self.arguments.len() as u32;
         let seq = index - r.first_argument + 1;
         let number = r.number;
@@ -116,7 +137,7 @@ impl TrolleyState {
         out.emit(|| Event::ArgumentSubmitted { argument: index });
         let phase_after = self.close_if_all_acted(idx, out);
         self.version += 1;
-        Ok(Acted { round, phase, phase_after, argument_id: Some(index + 1) })
+        (phase, phase_after, index + 1)
     }
 
     /// Whether `skip` would succeed, without changing anything.
@@ -125,6 +146,7 @@ impl TrolleyState {
     }
 
     /// A side agent skips the current debate phase; the phase advances if everyone acted.
+    #[inline]
     pub fn skip(
         &mut self,
         round: RoundId,
@@ -133,14 +155,35 @@ impl TrolleyState {
         out: &mut impl EventSink,
     ) -> Result<Acted, TrolleyError> {
         let (idx, _) = self.check_debate(round, seat, ActionKind::Skip)?;
+        let (phase, phase_after) = self.add_skip(idx, seat, cause, out);
+        Ok(Acted { round, phase, phase_after, argument_id: None })
+    }
+
+    /// What [`Self::skip`] changes once its checks passed: returns the phase skipped and the
+    /// phase afterwards (like [`Self::add_argument`], for callers that know the checks pass).
+    #[inline]
+    pub(crate) fn add_skip(
+        &mut self,
+        idx: usize,
+        seat: usize,
+        cause: SkipCause,
+        out: &mut impl EventSink,
+    ) -> (Phase, Phase) {
         let phase = self.record_skip(idx, seat, cause, out);
         let phase_after = self.close_if_all_acted(idx, out);
         self.version += 1;
-        Ok(Acted { round, phase, phase_after, argument_id: None })
+        (phase, phase_after)
     }
 
     /// Whether `submit_decision` would succeed; returns the parsed decision.
     pub fn check_decision(&self, round: RoundId, seat: usize, decision: &str) -> Result<Decision, TrolleyError> {
+        self.check_operator(round, seat)?;
+        Decision::parse(decision).ok_or_else(|| TrolleyError::InvalidDecision(decision.to_string()))
+    }
+
+    /// Every check of a decision but its value's (11): returns the round's index.
+    #[inline]
+    fn check_operator(&self, round: RoundId, seat: usize) -> Result<usize, TrolleyError> {
         let idx = self.check_round_action(round, seat, ActionKind::Decide)?;
         let r = &self.rounds[idx];
         let role = r.role_of(seat);
@@ -150,7 +193,7 @@ impl TrolleyState {
         if r.phase != Phase::AwaitingDecision {
             return Err(TrolleyError::WrongPhase { action: ActionKind::Decide, phase: r.phase });
         }
-        Decision::parse(decision).ok_or_else(|| TrolleyError::InvalidDecision(decision.to_string()))
+        Ok(idx)
     }
 
     /// The operator decides; the round resolves and, if coverage is complete or this was round
@@ -162,12 +205,29 @@ impl TrolleyState {
         decision: &str,
         out: &mut impl EventSink,
     ) -> Result<Resolution, TrolleyError> {
-        let decision = self.check_decision(round, seat, decision)?;
-        let idx = self.round_index(round)?;
+        let idx = self.check_operator(round, seat)?;
+        let decision = Decision::parse(decision).ok_or_else(|| TrolleyError::InvalidDecision(decision.to_string()))?;
+        Ok(self.apply_decision(idx, seat, decision, out))
+    }
+
+    /// [`Self::submit_decision`] of a decision that is already a [`Decision`] (the headless
+    /// engine's actions carry one): the same checks, but there is no value to parse.
+    pub fn decide(
+        &mut self,
+        round: RoundId,
+        seat: usize,
+        decision: Decision,
+        out: &mut impl EventSink,
+    ) -> Result<Resolution, TrolleyError> {
+        let idx = self.check_operator(round, seat)?;
+        Ok(self.apply_decision(idx, seat, decision, out))
+    }
+
+    fn apply_decision(&mut self, idx: usize, seat: usize, decision: Decision, out: &mut impl EventSink) -> Resolution {
         let number = self.rounds[idx].number;
         out.emit(|| Event::DecisionSubmitted { round: number, agent: seat as u8, decision });
         let res = self.resolve(idx, decision, false, out);
         self.version += 1;
-        Ok(res)
+        res
     }
 }

@@ -22,6 +22,7 @@ pub struct PerAgent {
 
 impl PerAgent {
     /// `f(seat)` for each of `n` seats (at most [`MAX_AGENTS`]).
+    #[inline]
     pub fn from_fn(n: usize, f: impl Fn(usize) -> u32) -> PerAgent {
         let mut values = [0; MAX_AGENTS];
         for (seat, v) in values.iter_mut().enumerate().take(n) {

@@ -42,6 +42,8 @@ struct Body {
     text: Cow<'static, str>,
     chars: u32,
     fnv: u64,
+    /// [`ArgText::weight`], computed with the rest.
+    weight: f64,
     /// Templates only: the trajectory hash's table for this text (derived from it, so it takes
     /// no part in equality). Boxed: 2 KB that other texts should not carry.
     tail: Option<Box<HashTail>>,
@@ -49,9 +51,11 @@ struct Body {
 
 impl Body {
     fn measure(text: Cow<'static, str>, tail: bool) -> Body {
+        let chars = u32::try_from(text.chars().count()).unwrap_or(u32::MAX);
         Body {
-            chars: u32::try_from(text.chars().count()).unwrap_or(u32::MAX),
+            chars,
             fnv: fnv64(text.as_bytes()),
+            weight: 0.5 + 0.5 * (chars.min(200) as f64) / 200.0,
             tail: tail.then(|| Box::new(HashTail::of_text(&text))),
             text,
         }
@@ -111,7 +115,7 @@ impl ArgText {
 
     /// Its persuasive weight for the operator policies (§10): 0.5 + 0.5·min(chars, 200)/200.
     pub fn weight(&self) -> f64 {
-        0.5 + 0.5 * (self.body().chars.min(200) as f64) / 200.0
+        self.body().weight
     }
 }
 

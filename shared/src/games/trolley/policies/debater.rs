@@ -5,8 +5,10 @@
 
 use super::templates::Templates;
 use super::Reason;
+use crate::games::trolley::draws::{self, Chance};
 use crate::games::trolley::engine::TrolleyAction;
 use crate::games::trolley::state::TrolleyState;
+use crate::games::trolley::text::ArgText;
 use crate::games::trolley::vocab::{Decision, Phase, Role, Side};
 use crate::seeding::Stream;
 
@@ -65,12 +67,15 @@ impl Default for DebaterParams {
 pub struct Debater {
     params: DebaterParams,
     templates: &'static Templates,
+    /// `skip` and `persuasion` as integer thresholds (the same draws and outcomes).
+    skip: Chance,
+    strong: Chance,
 }
 
 impl Debater {
     /// A debater over `templates`.
     pub fn new(params: DebaterParams, templates: &'static Templates) -> Debater {
-        Debater { params, templates }
+        Debater { params, templates, skip: Chance::new(params.skip), strong: Chance::new(params.persuasion) }
     }
 
     /// The parameters.
@@ -82,12 +87,20 @@ impl Debater {
     /// skip in a debate phase, the decision while awaiting it (from the round's argument
     /// weights), and a draw-free `skip` when it is not the seat's turn (never asked then).
     pub fn act(&self, state: &TrolleyState, seat: usize, rng: &mut Stream) -> (TrolleyAction, Reason) {
+        let (action, drawn) = self.choose(state, seat, rng);
+        (action, drawn.reason())
+    }
+
+    /// [`Debater::act`] with its reason left as the [`Drawn`] figures: the same draws, and
+    /// nothing to drop. The engine builds the [`Reason`] only when a replay records it.
+    #[inline]
+    pub fn choose(&self, state: &TrolleyState, seat: usize, rng: &mut Stream) -> (TrolleyAction, Drawn) {
         let Some(round) = state.current_round() else {
-            return (TrolleyAction::SKIP, Reason::Idle);
+            return (TrolleyAction::SKIP, Drawn::Idle);
         };
         match (round.role_of(seat), round.phase.debate_index()) {
-            (Role::Majority, Some(p)) => self.argue(Side::Majority, p, rng),
-            (Role::Minority, Some(p)) => self.argue(Side::Minority, p, rng),
+            (Role::Majority, Some(p)) => self.draw_argument(Side::Majority, p, rng),
+            (Role::Minority, Some(p)) => self.draw_argument(Side::Minority, p, rng),
             (Role::Operator, None) if round.phase == Phase::AwaitingDecision => {
                 let idx = state.rounds().len() - 1;
                 let (mut w_maj, mut w_min) = (0.0, 0.0);
@@ -97,28 +110,61 @@ impl Debater {
                         Side::Minority => w_min += a.text.weight(),
                     }
                 }
-                let (decision, reason) = self.decide(w_maj, w_min, rng);
-                (TrolleyAction::Decide { decision }, reason)
+                let (decision, drawn) = self.decide_drawn(w_maj, w_min, rng);
+                (TrolleyAction::Decide { decision }, drawn)
             }
-            _ => (TrolleyAction::SKIP, Reason::Idle),
+            _ => (TrolleyAction::SKIP, Drawn::Idle),
         }
     }
 
     /// A side agent's action in debate phase `phase` (0..3).
     pub fn argue(&self, side: Side, phase: usize, rng: &mut Stream) -> (TrolleyAction, Reason) {
-        if rng.chance(self.params.skip) {
-            return (TrolleyAction::SKIP, Reason::Skipped);
+        let (action, drawn) = self.draw_argument(side, phase, rng);
+        (action, drawn.reason())
+    }
+
+    /// The draws of [`Debater::argue`], as an action.
+    #[inline]
+    fn draw_argument(&self, side: Side, phase: usize, rng: &mut Stream) -> (TrolleyAction, Drawn) {
+        match self.draw(side, phase, rng) {
+            None => (TrolleyAction::SKIP, Drawn::Skipped),
+            Some(t) => {
+                (TrolleyAction::Argue { text: t.text.clone() }, Drawn::Argued { strong: t.strong, template: t.index })
+            }
         }
-        let strong = rng.chance(self.params.persuasion);
+    }
+
+    /// The draws of [`Debater::argue`]: chance(skip), then chance(persuasion) and the template;
+    /// `None` is a skip.
+    #[inline(always)]
+    pub fn draw(&self, side: Side, phase: usize, rng: &mut Stream) -> Option<Template> {
+        if self.skip.draw(rng) {
+            return None;
+        }
+        let strong = self.strong.draw(rng);
         let family = self.templates.family(side, phase, strong);
-        let template = rng.index(family.len());
-        (TrolleyAction::Argue { text: family[template].clone() }, Reason::Argued { strong, template })
+        let index = draws::index(rng, family.len());
+        Some(Template { strong, index, text: &family[index] })
     }
 
     /// The operator's decision from the summed argument weights of each side.
     pub fn decide(&self, w_majority: f64, w_minority: f64, rng: &mut Stream) -> (Decision, Reason) {
-        let rule = self.params.operator;
-        let reason = |p| Reason::Decided { rule, w_majority, w_minority, p };
+        let (decision, p) = self.draw_decision(w_majority, w_minority, rng);
+        (decision, Reason::Decided { rule: self.params.operator, w_majority, w_minority, p })
+    }
+
+    /// [`Debater::decide`] with its reason left as the [`Drawn`] figures: what the engine calls
+    /// with the round's weights summed as its arguments came in (in the order and with the
+    /// additions [`Debater::choose`] would make).
+    #[inline]
+    pub fn decide_drawn(&self, w_majority: f64, w_minority: f64, rng: &mut Stream) -> (Decision, Drawn) {
+        let (decision, p) = self.draw_decision(w_majority, w_minority, rng);
+        (decision, Drawn::Decided { rule: self.params.operator, w_majority, w_minority, p })
+    }
+
+    /// The decision and, for the random rules, the probability of `save_majority` drawn with.
+    #[inline]
+    fn draw_decision(&self, w_majority: f64, w_minority: f64, rng: &mut Stream) -> (Decision, Option<f64>) {
         let pick = |majority: bool| {
             if majority {
                 Decision::SaveMajority
@@ -126,18 +172,69 @@ impl Debater {
                 Decision::SaveMinority
             }
         };
-        match rule {
-            OperatorRule::Utilitarian => (Decision::SaveMajority, reason(None)),
+        match self.params.operator {
+            OperatorRule::Utilitarian => (Decision::SaveMajority, None),
             OperatorRule::Random => {
                 let p = self.params.p_majority;
-                (pick(rng.chance(p)), reason(Some(p)))
+                (pick(rng.chance(p)), Some(p))
             }
             OperatorRule::Persuadable => {
                 let p = persuadable_p(self.params.bias, w_majority, w_minority);
-                (pick(rng.chance(p)), reason(Some(p)))
+                (pick(rng.chance(p)), Some(p))
             }
             // Equal weights (including no arguments at all) save the minority.
-            OperatorRule::Contrarian => (pick(w_majority < w_minority), reason(None)),
+            OperatorRule::Contrarian => (pick(w_majority < w_minority), None),
+        }
+    }
+}
+
+/// The template a debater argues with.
+#[derive(Clone, Copy, Debug)]
+pub struct Template {
+    /// From the strong family.
+    pub strong: bool,
+    /// Index in the family.
+    pub index: usize,
+    /// The text, rendered once per process.
+    pub text: &'static ArgText,
+}
+
+/// What a debater's choice was based on: the scripted [`Reason`]s, as plain figures (no drop,
+/// no allocation), turned into a [`Reason`] only for a replay.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Drawn {
+    /// [`Reason::Skipped`].
+    Skipped,
+    /// [`Reason::Argued`].
+    Argued {
+        /// Strong family.
+        strong: bool,
+        /// Index in the family.
+        template: usize,
+    },
+    /// [`Reason::Decided`].
+    Decided {
+        /// The rule.
+        rule: OperatorRule,
+        /// Summed weight of the majority's arguments.
+        w_majority: f64,
+        /// Summed weight of the minority's arguments.
+        w_minority: f64,
+        /// The probability of `save_majority`, for the random rules.
+        p: Option<f64>,
+    },
+    /// [`Reason::Idle`].
+    Idle,
+}
+
+impl Drawn {
+    /// The reason these figures stand for.
+    pub fn reason(self) -> Reason {
+        match self {
+            Drawn::Skipped => Reason::Skipped,
+            Drawn::Argued { strong, template } => Reason::Argued { strong, template },
+            Drawn::Decided { rule, w_majority, w_minority, p } => Reason::Decided { rule, w_majority, w_minority, p },
+            Drawn::Idle => Reason::Idle,
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::seeding::Stream;
 use crate::spec::Spec;
 use crate::RunEnv;
 
-pub use debater::{Debater, DebaterParams, OperatorRule};
+pub use debater::{Debater, DebaterParams, Drawn, OperatorRule, Template};
 pub use llm::{LlmCall, LlmParams, LlmPolicy};
 pub use templates::Templates;
 
