@@ -21,76 +21,94 @@
 
 use super::knowledge::Knowledge;
 
-/// A target cell (set by the caller in the tier's copy of the pass grid).
-pub const TARGET: u8 = 4;
-/// The cell has a distance (g).
-const SEEN: u8 = 8;
+/// [`AStar`]'s `stamp` of a cell, minus the search's base: seen (it has a distance).
+const SEEN: u32 = 0;
 /// The cell left the open list: its distance is exact.
-const CLOSED: u8 = 16;
+const CLOSED: u32 = 1;
+/// The cell holds a visible agent: never entered in this tier.
+const BLOCKED: u32 = 2;
 
-/// The open lists of the search (buffers reused from search to search).
+/// The open lists and the cells' states of the search (buffers reused from search to search).
 #[derive(Clone, Debug, Default)]
 pub struct AStar {
     /// Cells with g + h = F.
     now: Vec<u32>,
     /// Cells with g + h = F + 2.
     later: Vec<u32>,
+    /// Per cell: `base` + [`SEEN`], [`CLOSED`] or [`BLOCKED`] if the search of `base` set it;
+    /// anything below `base` means not seen. A new base per search clears every cell at once,
+    /// without a copy of the pass grid (which cost more than the search on large maps).
+    stamp: Vec<u32>,
+    base: u32,
 }
 
 impl AStar {
-    /// Sizes the lists for `n` cells (of the framed grid): each holds a cell at most once.
+    /// Sizes the buffers for `n` cells (of the framed grid): each list holds a cell at most
+    /// once.
     pub fn reset(&mut self, n: usize) {
         for v in [&mut self.now, &mut self.later] {
             v.clear();
             v.reserve(n);
         }
+        // Stamps below the base mean not seen, whatever episode wrote them.
+        self.stamp.resize(n, 0);
     }
 
-    /// (address, capacity) of every buffer, for the no-allocation check.
     /// The two lists trade places from search to search: listed by address.
     pub fn buffers(&self, out: &mut Vec<(usize, usize)>) {
         let mut lists = [&self.now, &self.later].map(|v| (v.as_ptr() as usize, v.capacity()));
         lists.sort_unstable();
         out.extend(lists);
+        out.push((self.stamp.as_ptr() as usize, self.stamp.capacity()));
     }
 
-    /// The search from framed index `start` on `open` (the tier's copy of the pass grid: cells
-    /// entered hold a bit of `enter`, targets carry [`TARGET`], the start and the cells never
-    /// entered in this tier hold none of `enter`) toward the cell `aim` (framed index), whose
-    /// targets are `aim` itself (`object` false) or its four neighbours (`object` true).
-    /// `g` holds the distances (any content on entry). Fills `path` (first step first) and
-    /// returns whether a target was reached: the path of the breadth-first search.
+    /// The search from framed index `start` toward the cell `aim` (framed index), whose
+    /// targets are `aim` itself (`object` false) or its four neighbours (`object` true), over
+    /// the cells whose [`Knowledge::pass_grid`] holds a bit of `enter`, except the `blocked`
+    /// ones (framed indices). `g` holds the distances (any content on entry). Fills `path`
+    /// (first step first) and returns whether a target was reached: the path of the
+    /// breadth-first search.
     #[allow(clippy::too_many_arguments)]
     pub fn search(
         &mut self,
         k: &Knowledge,
-        open: &mut [u8],
         g: &mut [u32],
         start: usize,
         enter: u8,
+        blocked: &[u32],
         aim: usize,
         object: bool,
         path: &mut Vec<(u16, u16)>,
     ) -> bool {
-        // Distances cut to the length of the grid copy: one bounds test covers a cell in both.
-        let g = &mut g[..open.len()];
+        self.base = self.base.wrapping_add(4);
+        if self.base == 0 {
+            self.stamp.iter_mut().for_each(|s| *s = 0);
+            self.base = 4;
+        }
+        let base = self.base;
+        // Buffers cut to the length of the pass grid: one bounds test covers a cell in all.
+        let pass = k.pass_grid();
+        let n = pass.len();
+        let (g, stamp) = (&mut g[..n], &mut self.stamp[..n]);
+        for &a in blocked {
+            stamp[a as usize] = base + BLOCKED;
+        }
         let w = k.framed_width();
         let goal = (start / w, start % w);
         let h = |x: usize| (x / w).abs_diff(goal.0) + (x % w).abs_diff(goal.1);
-        open[start] = enter;
         self.now.clear();
         self.later.clear();
         // The targets this tier enters, at distance 0; their h differ by 0 or 2 (an object's
         // four neighbours are two steps apart).
         let all = [aim - w, aim + w, aim - 1, aim + 1];
         let targets = if object { &all[..] } else { std::slice::from_ref(&aim) };
-        let entered = |t: &&usize| open[**t] & enter != 0;
-        let Some(mut f) = targets.iter().filter(entered).map(|&t| h(t)).min() else {
+        let entered = |t: usize, stamp: &[u32]| pass[t] & enter != 0 && stamp[t] != base + BLOCKED;
+        let Some(mut f) = targets.iter().filter(|&&t| entered(t, stamp)).map(|&t| h(t)).min() else {
             return false;
         };
         for &t in targets {
-            if open[t] & enter != 0 && open[t] & SEEN == 0 {
-                open[t] |= SEEN;
+            if entered(t, stamp) && stamp[t] != base + SEEN {
+                stamp[t] = base + SEEN;
                 g[t] = 0;
                 if h(t) == f {
                     self.now.push(t as u32);
@@ -103,14 +121,38 @@ impl AStar {
         loop {
             while let Some(x) = self.now.pop() {
                 let x = x as usize;
-                let v = open[x];
-                if v & CLOSED != 0 {
+                if stamp[x] == base + CLOSED {
                     // Also in the next list, with the distance it had before a shorter one.
                     continue;
                 }
-                open[x] = v | CLOSED;
+                stamp[x] = base + CLOSED;
                 reached |= x == start;
-                self.expand(open, g, x, w, enter, goal, reached);
+                // The four neighbours: a cell not seen yet that this tier enters (the start is
+                // entered like any cell) gets its distance and goes to the list of its g + h; a
+                // seen, open cell reached two steps shorter (the most a consistent h allows)
+                // moves to this F's list. Once the start is reached only this F's list is
+                // filled.
+                let (xr, xc) = ((x as u32 / w as u32) as usize, (x as u32 % w as u32) as usize);
+                let next = g[x] + 1;
+                // Whether a move N, S, W, E brings the cell nearer to the start (h − 1).
+                let nearer = [xr > goal.0, xr < goal.0, xc > goal.1, xc < goal.1];
+                for (j, near) in [x - w, x + w, x - 1, x + 1].into_iter().zip(nearer) {
+                    let state = stamp[j].wrapping_sub(base);
+                    if state > BLOCKED {
+                        if pass[j] & enter != 0 || j == start {
+                            stamp[j] = base + SEEN;
+                            g[j] = next;
+                            if near {
+                                self.now.push(j as u32);
+                            } else if !reached {
+                                self.later.push(j as u32);
+                            }
+                        }
+                    } else if state == SEEN && next < g[j] {
+                        g[j] = next;
+                        self.now.push(j as u32);
+                    }
+                }
             }
             if reached {
                 break;
@@ -129,50 +171,10 @@ impl AStar {
         for left in (0..d).rev() {
             at = [at - w, at + w, at - 1, at + 1]
                 .into_iter()
-                .find(|&j| open[j] & SEEN != 0 && g[j] == left)
+                .find(|&j| stamp[j].wrapping_sub(base) <= CLOSED && g[j] == left)
                 .expect("a cell on a shortest path has a next one on it");
             path.push(k.unframed(at));
         }
         true
-    }
-
-    /// Looks at the four neighbours of the closed cell x: a cell not seen yet that this tier
-    /// enters gets its distance and goes to the list of its g + h; a seen, open cell reached
-    /// two steps shorter (the most a consistent h allows) moves to this F's list. Once the
-    /// start is reached only this F's list is filled.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn expand(
-        &mut self,
-        open: &mut [u8],
-        g: &mut [u32],
-        x: usize,
-        w: usize,
-        enter: u8,
-        goal: (usize, usize),
-        done: bool,
-    ) {
-        let (xr, xc) = ((x as u32 / w as u32) as usize, (x as u32 % w as u32) as usize);
-        let next = g[x] + 1;
-        // Whether a move N, S, W, E brings the cell nearer to the goal (h − 1) or not (h + 1).
-        let nearer = [xr > goal.0, xr < goal.0, xc > goal.1, xc < goal.1];
-        let around = [x - w, x + w, x - 1, x + 1];
-        for (j, near) in around.into_iter().zip(nearer) {
-            let v = open[j];
-            if v & SEEN == 0 {
-                if v & enter != 0 {
-                    open[j] = v | SEEN;
-                    g[j] = next;
-                    if near {
-                        self.now.push(j as u32);
-                    } else if !done {
-                        self.later.push(j as u32);
-                    }
-                }
-            } else if v & CLOSED == 0 && next < g[j] {
-                g[j] = next;
-                self.now.push(j as u32);
-            }
-        }
     }
 }

@@ -5,9 +5,12 @@
 use crate::games::cogsguard::types::action;
 use crate::seeding::Stream;
 
-use super::astar::{AStar, TARGET};
+use super::astar::AStar;
 use super::explore::Explore;
 use super::knowledge::{Knowledge, PASS_FREE, PASS_UNKNOWN};
+
+/// The bit of [`Nav`]'s `open` copy marking a target cell (not a [`Knowledge::pass_at`] bit).
+const TARGET: u8 = 4;
 
 /// What a path leads to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,33 +147,24 @@ impl Nav {
         }
     }
 
-    /// The framed indices of the targets of a search toward `aim`: the cell, or the cells at
-    /// Manhattan distance 1 of the object (outside ones are never entered).
-    fn targets(k: &Knowledge, aim: (u16, u16), object: bool) -> ([usize; 4], usize) {
-        let (t, w) = (k.framed(aim), k.framed_width());
-        if object {
-            ([t - w, t + w, t - 1, t + 1], 4)
-        } else {
-            ([t; 4], 1)
-        }
-    }
-
     /// The search of [`Nav::bfs`] toward a cell or an object, as the A* search of `astar.rs`
     /// (the same path as the breadth-first search, from far fewer cells).
     fn aimed(&mut self, k: &Knowledge, pos: (u16, u16), tier: u8, aim: (u16, u16), object: bool) -> bool {
-        let (targets, n) = Self::targets(k, aim, object);
         // Unit tests (the golden fixtures, fingerprints and determinism tests among them)
         // check every search against the breadth-first search on a copy.
         #[cfg(test)]
         let mut bfs = {
+            let (t, w) = (k.framed(aim), k.framed_width());
+            let targets = if object { vec![t - w, t + w, t - 1, t + 1] } else { vec![t] };
             let mut copy = self.clone();
-            let found = copy.bfs_to(k, pos, tier, &targets[..n], |_| false);
+            let found = copy.bfs_to(k, pos, tier, &targets, |_| false);
             (found, copy.path)
         };
-        let start = k.framed(pos);
-        let enter = self.prepare(k, start, tier, &targets[..n]);
-        let found =
-            self.astar.search(k, &mut self.open, &mut self.parent, start, enter, k.framed(aim), object, &mut self.path);
+        let enter = if tier > 1 { PASS_FREE | PASS_UNKNOWN } else { PASS_FREE };
+        // Cells holding a visible agent are never entered below tier 3.
+        let blocked = if tier < 3 { k.agents() } else { &[] };
+        let (start, aim) = (k.framed(pos), k.framed(aim));
+        let found = self.astar.search(k, &mut self.parent, start, enter, blocked, aim, object, &mut self.path);
         #[cfg(test)]
         {
             if !bfs.0 {
