@@ -184,7 +184,7 @@ impl Knowledge {
     #[inline]
     pub fn agent_here(&self, p: (u16, u16)) -> bool {
         let j = self.framed(p) as u32;
-        self.agents.iter().any(|&a| a == j)
+        self.agents.contains(&j)
     }
 
     fn is_f(&self, i: usize) -> bool {
