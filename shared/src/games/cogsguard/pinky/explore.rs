@@ -88,19 +88,24 @@ impl Explore {
         let g = self.gen;
         self.failed = None;
         self.frontiers.clear();
-        self.mark[start] = g;
-        self.queue[0] = start as u32;
+        // The buffers cut to the length of the pass grid: one bounds test then covers a cell
+        // in all three.
+        let pass = k.pass_grid();
+        let n = pass.len();
+        let (mark, queue) = (&mut self.mark[..n], &mut self.queue[..n]);
+        mark[start] = g;
+        queue[0] = start as u32;
         let (mut head, mut tail) = (0, 1);
         let w = k.framed_width();
         // Clockwise from north: N, E, S, W, as offsets; the expansion order starts at `first`.
         let around = [w.wrapping_neg(), 1, w, usize::MAX];
         let order = [0, 1, 2, 3].map(|t| around[(first + t) % 4]);
         while head < tail {
-            let i = self.queue[head] as usize;
+            let i = queue[head] as usize;
             head += 1;
             // is_frontier on the framed grid: free with an unknown neighbour (the frame is 0).
-            let unknown = |d: usize| k.pass_at(i.wrapping_add(d)) == PASS_UNKNOWN;
-            if k.pass_at(i) == PASS_FREE && (unknown(around[0]) || unknown(1) || unknown(w) || unknown(usize::MAX)) {
+            let unknown = |d: usize| pass[i.wrapping_add(d)] == PASS_UNKNOWN;
+            if pass[i] == PASS_FREE && (unknown(around[0]) || unknown(1) || unknown(w) || unknown(usize::MAX)) {
                 self.frontiers.push(i as u32);
                 let p = k.unframed(i);
                 if eligible(p) {
@@ -111,9 +116,9 @@ impl Explore {
             macro_rules! reach {
                 ($d:expr) => {{
                     let j = i.wrapping_add($d);
-                    if self.mark[j] != g && k.pass_at(j) == PASS_FREE {
-                        self.mark[j] = g;
-                        self.queue[tail] = j as u32;
+                    if mark[j] != g && pass[j] == PASS_FREE {
+                        mark[j] = g;
+                        queue[tail] = j as u32;
                         tail += 1;
                     }
                 }};

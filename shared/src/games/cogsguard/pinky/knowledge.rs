@@ -49,9 +49,6 @@ pub struct Knowledge {
     pub extractors: Vec<(u16, u16)>,
     /// Known station per gear (aligner, scrambler, miner, scout).
     pub stations: [Option<(u16, u16)>; 4],
-    /// Cells holding a visible agent this step (marked with `stamp`).
-    agent_mark: Vec<u32>,
-    stamp: u32,
     /// What the searches may enter, on the grid framed by one ring of cells that hold 0, so a
     /// search needs no bounds test: [`PASS_FREE`], [`PASS_UNKNOWN`] or 0, at [`Knowledge::framed`].
     pass: Vec<u8>,
@@ -72,10 +69,8 @@ impl Knowledge {
         let n = rows as usize * cols as usize;
         self.rows = rows;
         self.cols = cols;
-        for v in [&mut self.seen, &mut self.agent_mark] {
-            v.clear();
-            v.resize(n, 0);
-        }
+        self.seen.clear();
+        self.seen.resize(n, 0);
         self.kind.clear();
         self.kind.resize(n, UNKNOWN);
         self.align.clear();
@@ -101,7 +96,6 @@ impl Knowledge {
         self.agents.reserve(VIEW * VIEW);
         self.pass_version += 1;
         self.stations = [None; 4];
-        self.stamp = 0;
     }
 
     /// (address, capacity) of every buffer, for the no-allocation check.
@@ -110,7 +104,7 @@ impl Knowledge {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
         out.push((self.packed.as_ptr() as usize, self.packed.capacity()));
-        for v in [&self.seen, &self.agent_mark, &self.agents] {
+        for v in [&self.seen, &self.agents] {
             out.push((v.as_ptr() as usize, v.capacity()));
         }
         for v in [&self.units, &self.friendly_cover, &self.clips_cover] {
@@ -184,16 +178,13 @@ impl Knowledge {
         k == FREE || k == UNKNOWN
     }
 
-    /// Whether a visible agent (not self) stands on the cell this step.
+    /// Whether a visible agent (not self) stands on the cell this step: one of the few in
+    /// the window, so a look through their list (a grid of marks cost a scattered store per
+    /// agent and step, and its memory).
     #[inline]
     pub fn agent_here(&self, p: (u16, u16)) -> bool {
-        self.agent_mark[self.idx(p)] == self.stamp
-    }
-
-    /// Whether a visible agent stands on the cell with this index this step.
-    #[inline]
-    pub fn agent_at_index(&self, i: usize) -> bool {
-        self.agent_mark[i] == self.stamp
+        let j = self.framed(p) as u32;
+        self.agents.contains(&j)
     }
 
     fn is_f(&self, i: usize) -> bool {
@@ -228,10 +219,8 @@ impl Knowledge {
         if self.rows != o.map_rows || self.cols != o.map_cols || self.kind.is_empty() {
             self.reset(o.map_rows, o.map_cols);
         }
-        // Stamps start at 1 so that a never-marked cell (0) is never "an agent here".
-        self.stamp = o.step + 1;
         self.agents.clear();
-        let (s, stamp) = (o.step, self.stamp);
+        let s = o.step;
         let (rows, cols) = (i32::from(self.rows), i32::from(self.cols));
         let (pr, pc) = (i32::from(o.pos.0), i32::from(o.pos.1));
         let radius = VIEW_RADIUS as i32;
@@ -277,12 +266,9 @@ impl Knowledge {
             while bits != 0 {
                 let c = (left + bits.trailing_zeros() as i32) as usize;
                 bits &= bits - 1;
-                self.agent_mark[r * width + c] = stamp;
                 self.agents.push(((r + 1) * (width + 2) + c + 1) as u32);
             }
         }
-        let own = self.idx(o.pos);
-        self.agent_mark[own] = 0;
         // Within 5 of the agent in both coordinates: (p − pos + 5) mod 2¹⁶ ≤ 10 (no branch).
         let (top, west) = (o.pos.0.wrapping_sub(VIEW_RADIUS as u16), o.pos.1.wrapping_sub(VIEW_RADIUS as u16));
         let near = |p: (u16, u16)| {

@@ -8,13 +8,15 @@
 //! - `state.rs`: role, mode, mood, goal, dest (and their names).
 //! - `knowledge.rs`: per-cell beliefs, F/K sources, safe/out/drain/frontier; `rows.rs`: the
 //!   word-wise row comparisons of its update.
-//! - `nav.rs`: tiered BFS, path cache, stuck escape; `explore.rs`: the explore search.
+//! - `nav.rs`: tiered BFS, path cache, stuck escape; `astar.rs`: its search toward a cell or
+//!   an object; `explore.rs`: the explore search.
 //! - `mood.rs`: mood, excursion cost and eligibility, retreat entry.
 //! - `step.rs`: the per-step decision (§13.8 order), success checks and goal timeouts.
 //! - `modes.rs`: universal mode handlers; `roles.rs`: role idle rules and role modes.
 //! - `select.rs`: resting, choosing_role, team need and review (§13.9).
 //! - `debug.rs`: the debug string and the `mode_occupancy` stats.
 
+mod astar;
 mod config;
 mod debug;
 mod explore;

@@ -5,6 +5,7 @@
 use crate::games::cogsguard::types::action;
 use crate::seeding::Stream;
 
+use super::astar::AStar;
 use super::explore::Explore;
 use super::knowledge::{Knowledge, PASS_FREE, PASS_UNKNOWN};
 
@@ -74,6 +75,7 @@ pub struct Nav {
     escape_left: u8,
     escape_dirs: [u8; 3],
     explore: Explore,
+    astar: AStar,
 }
 
 impl Nav {
@@ -89,6 +91,7 @@ impl Nav {
         self.path.clear();
         self.path.reserve(n);
         self.explore.reset(n);
+        self.astar.reset(n);
         self.clear_cache();
         self.clear_history();
         self.pending = None;
@@ -103,6 +106,7 @@ impl Nav {
         }
         out.push((self.path.as_ptr() as usize, self.path.capacity()));
         self.explore.buffers(out);
+        self.astar.buffers(out);
     }
 
     /// Drops the cached path.
@@ -137,29 +141,44 @@ impl Nav {
     /// Fills the path (first step first) and returns whether a target was reached.
     fn bfs(&mut self, k: &Knowledge, pos: (u16, u16), target: Target, tier: u8) -> bool {
         match target {
-            Target::Cell(c) => self.bfs_to(k, pos, tier, &[k.framed(c)], |_| false),
-            Target::Object(o) => {
-                // The cells at Manhattan distance 1 of o (outside ones are never entered).
-                let (t, w) = (k.framed(o), k.framed_width());
-                self.bfs_to(k, pos, tier, &[t - w, t + w, t - 1, t + 1], |_| false)
-            }
+            Target::Cell(c) => self.aimed(k, pos, tier, c, false),
+            Target::Object(o) => self.aimed(k, pos, tier, o, true),
             Target::Safe => self.bfs_to(k, pos, tier, &[], |j| k.safe(k.unframed(j))),
         }
     }
 
-    /// The search of [`Nav::bfs`] on the framed grid (no bounds test per neighbour),
-    /// neighbours in N, S, W, E order, each cell tested for the target when it is first
-    /// reached: one of `targets` (framed indices) or a cell `is_target` accepts.
-    fn bfs_to(
-        &mut self,
-        k: &Knowledge,
-        pos: (u16, u16),
-        tier: u8,
-        targets: &[usize],
-        is_target: impl Fn(usize) -> bool,
-    ) -> bool {
-        let start = k.framed(pos);
-        let w = k.framed_width();
+    /// The search of [`Nav::bfs`] toward a cell or an object, as the A* search of `astar.rs`
+    /// (the same path as the breadth-first search, from far fewer cells).
+    fn aimed(&mut self, k: &Knowledge, pos: (u16, u16), tier: u8, aim: (u16, u16), object: bool) -> bool {
+        // Unit tests (the golden fixtures, fingerprints and determinism tests among them)
+        // check every search against the breadth-first search on a copy.
+        #[cfg(test)]
+        let mut bfs = {
+            let (t, w) = (k.framed(aim), k.framed_width());
+            let targets = if object { vec![t - w, t + w, t - 1, t + 1] } else { vec![t] };
+            let mut copy = self.clone();
+            let found = copy.bfs_to(k, pos, tier, &targets, |_| false);
+            (found, copy.path)
+        };
+        let enter = if tier > 1 { PASS_FREE | PASS_UNKNOWN } else { PASS_FREE };
+        // Cells holding a visible agent are never entered below tier 3.
+        let blocked = if tier < 3 { k.agents() } else { &[] };
+        let (start, aim) = (k.framed(pos), k.framed(aim));
+        let found = self.astar.search(k, &mut self.parent, start, enter, blocked, aim, object, &mut self.path);
+        #[cfg(test)]
+        {
+            if !bfs.0 {
+                bfs.1 = self.path.clone();
+            }
+            assert_eq!((found, &self.path), (bfs.0, &bfs.1), "A* and breadth-first search differ");
+        }
+        found
+    }
+
+    /// A tier's copy of the pass grid in `open`: targets carry [`TARGET`]; the start and (below
+    /// tier 3) the cells holding a visible agent are never entered. Returns the pass bits the
+    /// tier enters.
+    fn prepare(&mut self, k: &Knowledge, start: usize, tier: u8, targets: &[usize]) -> u8 {
         let enter = if tier > 1 { PASS_FREE | PASS_UNKNOWN } else { PASS_FREE };
         self.open.clear();
         self.open.extend_from_slice(k.pass_grid());
@@ -174,6 +193,23 @@ impl Nav {
                 self.open[a as usize] = 0;
             }
         }
+        enter
+    }
+
+    /// The breadth-first search on the framed grid (no bounds test per neighbour),
+    /// neighbours in N, S, W, E order, each cell tested for the target when it is first
+    /// reached: one of `targets` (framed indices) or a cell `is_target` accepts.
+    fn bfs_to(
+        &mut self,
+        k: &Knowledge,
+        pos: (u16, u16),
+        tier: u8,
+        targets: &[usize],
+        is_target: impl Fn(usize) -> bool,
+    ) -> bool {
+        let start = k.framed(pos);
+        let w = k.framed_width();
+        let enter = self.prepare(k, start, tier, targets);
         self.queue[0] = start as u32;
         let (mut head, mut tail) = (0, 1);
         // One neighbour j of i: entered if open in this tier; the path when it is a target.
