@@ -90,7 +90,7 @@ pub fn reset_into(state: &mut GameState, cfg: &ScenarioConfig, seed: u64) -> Res
     let n = cfg.num_agents as usize;
     state.scenario.clone_from(cfg);
     state.seed = seed;
-    state.env_rng = EnvRng::new(seed);
+    state.env_rng.reset(seed);
     let mut v: SeatList<u8> = (0..n as u8).collect();
     state.env_rng.shuffle(v.as_mut_slice());
     state.agents.clear();
@@ -174,6 +174,17 @@ fn step_iter<'a, I>(state: &mut GameState, actions: I, events: &mut Vec<GameEven
 where
     I: Iterator<Item = &'a GameAction> + Clone,
 {
+    check(state, actions.clone())?;
+    // Validated: from here on nothing can fail.
+    apply(state, actions, events);
+    Ok(())
+}
+
+/// Everything `step` refuses, without touching the state.
+fn check<'a, I>(state: &GameState, actions: I) -> Result<(), StepError>
+where
+    I: Iterator<Item = &'a GameAction> + Clone,
+{
     if state.phase == Phase::Over {
         return Err(StepError::GameOver);
     }
@@ -187,17 +198,31 @@ where
     if !missing.is_empty() {
         return Err(StepError::MissingActions { agents: missing });
     }
-    // Validated: from here on nothing can fail.
+    Ok(())
+}
+
+/// [`step_into`] for actions the caller has already checked against this very state with
+/// [`rules::check_action`], one per expected actor in seat order: the episode loop validates each
+/// answer as it collects it (it must, to substitute fallbacks), so validating again here only
+/// repeated that work. Debug builds (the tests) still run the full check first.
+pub(crate) fn step_validated(state: &mut GameState, actions: &[GameAction], events: &mut Vec<GameEvent>) {
+    debug_assert_eq!(check(state, actions.iter()), Ok(()), "step_validated was given actions step refuses");
+    apply(state, actions.iter(), events);
+}
+
+fn apply<'a, I>(state: &mut GameState, actions: I, events: &mut Vec<GameEvent>)
+where
+    I: Iterator<Item = &'a GameAction> + Clone,
+{
     match state.phase {
         Phase::Discussion { round, turn } => {
-            let action = actions.clone().next().expect("the speaker's entry was checked above");
+            let action = actions.clone().next().expect("the speaker's entry was checked");
             apply_turn(state, round, turn, action, events);
         }
         Phase::Voting => apply_vote(state, actions, events),
-        Phase::Over => unreachable!("checked above"),
+        Phase::Over => unreachable!("checked by the caller"),
     }
     state.steps += 1;
-    Ok(())
 }
 
 fn emit(state: &mut GameState, events: &mut Vec<GameEvent>, actor: Option<AgentId>, kind: EventKind) {
@@ -227,7 +252,7 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
         }
     };
     emit(state, events, Some(speaker), kind);
-    if action.kind == ActionKind::ProposeVote {
+    if matches!(action.kind, ActionKind::ProposeVote) {
         emit(state, events, None, EventKind::DiscussionEnded { cause: DiscussionEndCause::VoteProposed });
         state.phase = Phase::Voting;
         return;

@@ -128,7 +128,7 @@ pub fn check_action(t: &Table, action: &GameAction) -> Result<(), RuleViolation>
     if action.note.chars() > MAX_NOTE_CHARS {
         return Err(V::NoteTooLong);
     }
-    if action.kind == ActionKind::Abstain && !t.allow_abstain {
+    if matches!(action.kind, ActionKind::Abstain) && !t.allow_abstain {
         return Err(V::AbstainNotAllowed);
     }
     Ok(())
@@ -153,7 +153,7 @@ impl LegalActions {
 /// What `agent` may do in `state`: empty unless it is due to act (the speaker in discussion,
 /// any active agent in voting); targets = the other active agents, in seat order.
 pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
-    let mut legal = LegalActions::default();
+    let legal = LegalActions::default();
     let due = match state.phase {
         Phase::Discussion { .. } => state.current_speaker() == Some(agent),
         Phase::Voting => state.agent(agent).is_some_and(|a| a.is_active()),
@@ -162,15 +162,21 @@ pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
     if !due {
         return legal;
     }
-    for a in state.agents.iter().filter(|a| a.is_active() && a.id != agent) {
-        legal.targets.push(a.id);
+    let active: SeatList<AgentId> = state.active().map(|a| a.id).collect();
+    legal_when_due(state, &active, agent)
+}
+
+/// [`legal_actions`] of an `agent` known to be due to act, given the ids of the active agents
+/// in seat order (the episode loop lists those once per step, not once per actor).
+pub(crate) fn legal_when_due(state: &GameState, active: &[AgentId], agent: AgentId) -> LegalActions {
+    LegalActions {
+        kinds: match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
+            (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
+            (true, true) => &["vote", "abstain"],
+            (true, false) => &["vote"],
+        },
+        targets: active.iter().copied().filter(|a| *a != agent).collect(),
     }
-    legal.kinds = match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
-        (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
-        (true, true) => &["vote", "abstain"],
-        (true, false) => &["vote"],
-    };
-    legal
 }
 
 /// The result of a tally (§5.4). The engine adds the revealed role to make a `VoteOutcome`.

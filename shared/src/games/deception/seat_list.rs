@@ -80,12 +80,18 @@ impl<T: Copy + Default + fmt::Debug> fmt::Debug for SeatList<T> {
 }
 
 impl<T: Copy + Default> FromIterator<T> for SeatList<T> {
+    // Fills a local array with a local length and builds the list once at the end: pushing
+    // into `self` stores the `u8` length back to memory on every item, which made collecting
+    // (legal targets, ballots, speaking orders) a visible share of an episode.
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let mut l = SeatList::new();
+        let mut items = [T::default(); MAX_AGENTS];
+        let mut len = 0usize;
         for x in iter {
-            l.push(x);
+            assert!(len < MAX_AGENTS, "SeatList holds at most {MAX_AGENTS} items");
+            items[len] = x;
+            len += 1;
         }
-        l
+        SeatList { len: len as u8, items }
     }
 }
 

@@ -89,19 +89,20 @@ impl HeuristicPolicy {
     /// Reads every public entry not read yet, in record order.
     pub fn catch_up(&mut self, obs: &AgentObservation<'_>) {
         let me = obs.agent_id;
-        loop {
-            let m = obs.discussion.get(self.mem.messages_read);
-            let v = obs.votes.get(self.mem.votes_read);
-            match (m, v) {
-                (Some(m), v) if v.is_none_or(|v| m.tick <= v.tick) => {
-                    self.read_message(me, m);
-                    self.mem.messages_read += 1;
-                }
-                (_, Some(v)) => {
-                    self.read_vote(me, v);
-                    self.mem.votes_read += 1;
-                }
-                _ => break,
+        let (messages, votes) = (obs.discussion, obs.votes);
+        // Runs of messages, each up to the vote of its tick: a vote follows its tick's messages.
+        while self.mem.messages_read < messages.len() || self.mem.votes_read < votes.len() {
+            let vote = votes.get(self.mem.votes_read);
+            let until = vote.map_or(u32::MAX, |v| v.tick);
+            let unread = &messages[self.mem.messages_read..];
+            let run = unread.iter().take_while(|m| m.tick <= until).count();
+            for m in &unread[..run] {
+                self.read_message(me, m);
+            }
+            self.mem.messages_read += run;
+            if let Some(v) = vote {
+                self.read_vote(me, v);
+                self.mem.votes_read += 1;
             }
         }
     }
@@ -228,24 +229,19 @@ impl HeuristicPolicy {
 }
 
 /// argmax of `f` over `targets`: the maximum; ties broken by tied[index(len)] (no draw for one).
+/// One pass that keeps the tied targets in order, rather than counting them and walking the
+/// targets again to find the drawn one.
 fn argmax(targets: &[AgentId], f: &[f64; MAX_AGENTS], rng: &mut Stream) -> AgentId {
-    let (mut best, mut tied) = (f64::NEG_INFINITY, 0usize);
-    for t in targets {
+    let (mut best, mut tied, mut n) = (f64::NEG_INFINITY, [AgentId::default(); MAX_AGENTS], 0usize);
+    for &t in targets {
         let v = f[t.index()];
         if v > best {
-            (best, tied) = (v, 1);
+            (best, tied[0], n) = (v, t, 1);
         } else if v == best {
-            tied += 1;
+            tied[n] = t;
+            n += 1;
         }
     }
-    let mut k = if tied == 1 { 0 } else { rng.index(tied) };
-    for t in targets {
-        if f[t.index()] == best {
-            if k == 0 {
-                return *t;
-            }
-            k -= 1;
-        }
-    }
-    unreachable!("legal targets are never empty when a policy is asked")
+    assert!(n > 0, "legal targets are never empty when a policy is asked");
+    tied[if n == 1 { 0 } else { rng.index(n) }]
 }
