@@ -116,7 +116,7 @@ pub fn reset_into(state: &mut GameState, cfg: &ScenarioConfig, seed: u64) -> Res
 
 /// Opens tick `state.tick`: the speaking order rotates to start at L[(t − 1) mod A].
 fn open_tick(state: &mut GameState) {
-    let active: SeatList<AgentId> = state.active().map(|a| a.id).collect();
+    let active = state.active_ids();
     let a = active.len();
     let o = (state.tick as usize - 1) % a;
     state.turn_order.clear();
@@ -176,7 +176,7 @@ where
 {
     check(state, actions.clone())?;
     // Validated: from here on nothing can fail.
-    apply(state, actions, events);
+    apply(state, actions, &mut Some(events));
     Ok(())
 }
 
@@ -205,12 +205,18 @@ where
 /// [`rules::check_action`], one per expected actor in seat order: the episode loop validates each
 /// answer as it collects it (it must, to substitute fallbacks), so validating again here only
 /// repeated that work. Debug builds (the tests) still run the full check first.
-pub(crate) fn step_validated(state: &mut GameState, actions: &[GameAction], events: &mut Vec<GameEvent>) {
+///
+/// `events` may be `None` when the caller has no use for them (an episode without a replay):
+/// their numbering still advances, but they are neither built nor stored.
+pub(crate) fn step_validated(state: &mut GameState, actions: &[GameAction], mut events: Events<'_>) {
     debug_assert_eq!(check(state, actions.iter()), Ok(()), "step_validated was given actions step refuses");
-    apply(state, actions.iter(), events);
+    apply(state, actions.iter(), &mut events);
 }
 
-fn apply<'a, I>(state: &mut GameState, actions: I, events: &mut Vec<GameEvent>)
+/// Where a step's events go, if anywhere.
+pub(crate) type Events<'e> = Option<&'e mut Vec<GameEvent>>;
+
+fn apply<'a, I>(state: &mut GameState, actions: I, events: &mut Events<'_>)
 where
     I: Iterator<Item = &'a GameAction> + Clone,
 {
@@ -225,12 +231,15 @@ where
     state.steps += 1;
 }
 
-fn emit(state: &mut GameState, events: &mut Vec<GameEvent>, actor: Option<AgentId>, kind: EventKind) {
-    events.push(GameEvent { seq: state.events, tick: state.tick, actor, kind });
+/// Numbers the next event; builds it (`kind` may clone texts) only if someone keeps events.
+fn emit(state: &mut GameState, events: &mut Events<'_>, actor: Option<AgentId>, kind: impl FnOnce() -> EventKind) {
+    if let Some(events) = events {
+        events.push(GameEvent { seq: state.events, tick: state.tick, actor, kind: kind() });
+    }
     state.events += 1;
 }
 
-fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction, events: &mut Vec<GameEvent>) {
+fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction, events: &mut Events<'_>) {
     let speaker = action.agent_id;
     state.discussion.push(DiscussionMessage {
         seq: state.discussion.len() as u32,
@@ -239,7 +248,7 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
         speaker,
         content: action.kind.clone(),
     });
-    let kind = match &action.kind {
+    let kind = || match &action.kind {
         ActionKind::Discuss { message } => EventKind::MessagePosted { message: message.clone() },
         ActionKind::Accuse { target } => EventKind::AccusationMade { target: *target },
         ActionKind::Defend { reasoning, defense_statement } => {
@@ -253,7 +262,7 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
     };
     emit(state, events, Some(speaker), kind);
     if matches!(action.kind, ActionKind::ProposeVote) {
-        emit(state, events, None, EventKind::DiscussionEnded { cause: DiscussionEndCause::VoteProposed });
+        emit(state, events, None, || EventKind::DiscussionEnded { cause: DiscussionEndCause::VoteProposed });
         state.phase = Phase::Voting;
         return;
     }
@@ -263,14 +272,14 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
         turn = 0;
     }
     if round > state.scenario.discussion_rounds_per_tick {
-        emit(state, events, None, EventKind::DiscussionEnded { cause: DiscussionEndCause::RoundsExhausted });
+        emit(state, events, None, || EventKind::DiscussionEnded { cause: DiscussionEndCause::RoundsExhausted });
         state.phase = Phase::Voting;
     } else {
         state.phase = Phase::Discussion { round, turn };
     }
 }
 
-fn apply_vote<'a>(state: &mut GameState, actions: impl Iterator<Item = &'a GameAction>, events: &mut Vec<GameEvent>) {
+fn apply_vote<'a>(state: &mut GameState, actions: impl Iterator<Item = &'a GameAction>, events: &mut Events<'_>) {
     let ballots: SeatList<Ballot> = actions
         .map(|a| Ballot {
             voter: a.agent_id,
@@ -296,24 +305,23 @@ fn apply_vote<'a>(state: &mut GameState, actions: impl Iterator<Item = &'a GameA
         tie_broken_randomly: tally.tie_broken_randomly,
     });
     for b in ballots.iter() {
-        emit(state, events, Some(b.voter), EventKind::VoteRecorded { choice: b.target });
+        emit(state, events, Some(b.voter), || EventKind::VoteRecorded { choice: b.target });
     }
-    emit(
-        state,
-        events,
-        None,
-        EventKind::VotesTallied { counts: tally.counts, abstentions: tally.abstentions, outcome },
-    );
+    emit(state, events, None, || EventKind::VotesTallied {
+        counts: tally.counts,
+        abstentions: tally.abstentions,
+        outcome,
+    });
     if let VoteOutcome::Ejected { agent, role } = outcome {
         let a = &mut state.agents[agent.index()];
         a.status = Status::Ejected;
         a.ejected_tick = Some(state.tick);
-        emit(state, events, None, EventKind::AgentEjected { agent, role });
+        emit(state, events, None, || EventKind::AgentEjected { agent, role });
     }
     if let Some(result) = rules::check_win_condition(state) {
         state.result = Some(result);
         state.phase = Phase::Over;
-        emit(state, events, None, EventKind::GameOver { winner: result.winner, reason: result.reason });
+        emit(state, events, None, || EventKind::GameOver { winner: result.winner, reason: result.reason });
     } else {
         state.tick += 1;
         open_tick(state);

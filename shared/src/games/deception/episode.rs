@@ -13,7 +13,6 @@ use super::record::{self, TrajectoryHash};
 use super::replay::{Replay, ReplayAction, ReplayStep};
 use super::rules::{self, RuleViolation, Table};
 use super::scenario::InvalidActionFallback;
-use super::seat_list::SeatList;
 use super::state::Phase;
 use super::Deception;
 use crate::games::{Episode, Game};
@@ -45,12 +44,17 @@ impl Deception {
             // until the step is applied.
             let table = Table::of(state);
             let counts = state.active_counts();
-            let active: SeatList<AgentId> = state.active().map(|a| a.id).collect();
-            let actors: SeatList<AgentId> = match phase {
-                Phase::Voting => active,
-                _ => state.current_speaker().into_iter().collect(),
+            let active = state.active_ids();
+            let speaker: [AgentId; 1];
+            let actors: &[AgentId] = match (phase, state.current_speaker()) {
+                (Phase::Voting, _) => &active,
+                (_, Some(s)) => {
+                    speaker = [s];
+                    &speaker
+                }
+                (_, None) => &[],
             };
-            for id in actors.iter() {
+            for id in actors {
                 let seat = id.index();
                 let obs = observe(state, &state.agents[seat], counts, rules::legal_when_due(state, &active, *id));
                 let stream = &mut this.streams[seat];
@@ -78,7 +82,7 @@ impl Deception {
             }
             this.events.clear();
             // Every action was checked above or replaced by a valid fallback.
-            engine::step_validated(&mut this.state, &this.actions, &mut this.events);
+            engine::step_validated(&mut this.state, &this.actions, replay.then_some(&mut this.events));
             if phase == Phase::Voting {
                 let ejected = this.state.votes.last().and_then(|v| v.outcome.ejected());
                 hash.vote_result(ejected);

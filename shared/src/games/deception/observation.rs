@@ -118,7 +118,8 @@ impl AgentObservation<'_> {
             over: self.phase == Phase::Over,
             voting: self.phase == Phase::Voting,
             speaker: self.current_speaker,
-            active: self.agents.iter().map(|a| a.status == Status::Alive).collect(),
+            seats: self.agents.len(),
+            active: Table::mask(self.agents.iter().map(|a| a.status == Status::Alive)),
             allow_abstain: self.allow_abstain,
         }
     }

@@ -57,8 +57,10 @@ pub struct Table {
     pub voting: bool,
     /// The current speaker, during discussion.
     pub speaker: Option<AgentId>,
-    /// Whether each seat is active.
-    pub active: SeatList<bool>,
+    /// How many seats the game has.
+    pub seats: usize,
+    /// Bit `s` is set when seat `s` is active (a mask, not a list: a table is built per step).
+    pub active: u32,
     /// Whether `abstain` is allowed.
     pub allow_abstain: bool,
 }
@@ -70,13 +72,19 @@ impl Table {
             over: state.phase == Phase::Over,
             voting: state.phase == Phase::Voting,
             speaker: state.current_speaker(),
-            active: state.agents.iter().map(|a| a.is_active()).collect(),
+            seats: state.agents.len(),
+            active: Table::mask(state.agents.iter().map(|a| a.is_active())),
             allow_abstain: state.scenario.allow_abstain,
         }
     }
 
+    /// The `active` mask of per-seat flags, in seat order.
+    pub fn mask(active: impl Iterator<Item = bool>) -> u32 {
+        active.enumerate().fold(0, |m, (s, a)| m | u32::from(a) << s)
+    }
+
     fn is_active(&self, id: AgentId) -> Option<bool> {
-        id.seat_in(self.active.len()).map(|s| self.active[s])
+        id.seat_in(self.seats).map(|s| self.active >> s & 1 == 1)
     }
 }
 
@@ -162,20 +170,19 @@ pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
     if !due {
         return legal;
     }
-    let active: SeatList<AgentId> = state.active().map(|a| a.id).collect();
-    legal_when_due(state, &active, agent)
+    legal_when_due(state, &state.active_ids(), agent)
 }
 
 /// [`legal_actions`] of an `agent` known to be due to act, given the ids of the active agents
 /// in seat order (the episode loop lists those once per step, not once per actor).
-pub(crate) fn legal_when_due(state: &GameState, active: &[AgentId], agent: AgentId) -> LegalActions {
+pub(crate) fn legal_when_due(state: &GameState, active: &SeatList<AgentId>, agent: AgentId) -> LegalActions {
     LegalActions {
         kinds: match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
             (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
             (true, true) => &["vote", "abstain"],
             (true, false) => &["vote"],
         },
-        targets: active.iter().copied().filter(|a| *a != agent).collect(),
+        targets: active.without(agent),
     }
 }
 

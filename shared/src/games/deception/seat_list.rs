@@ -33,6 +33,36 @@ impl<T: Copy + Default> SeatList<T> {
         self.len += 1;
     }
 
+    /// The items whose flag is set, in order, with no branch per item: each item is written at
+    /// the current end and the length grows by its flag. At most [`MAX_AGENTS`] items are read.
+    #[inline]
+    pub fn of_flagged(items: impl IntoIterator<Item = (T, bool)>) -> Self {
+        let mut out = SeatList::new();
+        let mut len = 0usize;
+        for (x, keep) in items.into_iter().take(MAX_AGENTS) {
+            // len ≤ the items read before this one < MAX_AGENTS.
+            out.items[len] = x;
+            len += usize::from(keep);
+        }
+        out.len = len as u8;
+        out
+    }
+
+    /// This list without the first occurrence of `item`, order kept (a copy and a shift: how
+    /// the episode loop derives each actor's legal targets from the step's active agents).
+    #[inline]
+    pub fn without(&self, item: T) -> Self
+    where
+        T: PartialEq,
+    {
+        let mut out = *self;
+        if let Some(i) = self.as_slice().iter().position(|x| *x == item) {
+            out.items.copy_within(i + 1..usize::from(self.len), i);
+            out.len -= 1;
+        }
+        out
+    }
+
     /// Empties the list.
     #[inline]
     pub fn clear(&mut self) {
@@ -83,6 +113,7 @@ impl<T: Copy + Default> FromIterator<T> for SeatList<T> {
     // Fills a local array with a local length and builds the list once at the end: pushing
     // into `self` stores the `u8` length back to memory on every item, which made collecting
     // (legal targets, ballots, speaking orders) a visible share of an episode.
+    #[inline]
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         let mut items = [T::default(); MAX_AGENTS];
         let mut len = 0usize;

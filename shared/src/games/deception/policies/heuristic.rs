@@ -55,6 +55,63 @@ struct Memory {
     defended: Option<(u32, u32)>,
 }
 
+impl Memory {
+    fn read_message(&mut self, params: &HeuristicParams, me: AgentId, m: &DiscussionMessage) {
+        let HeuristicParams { suspicion_from_accusation: a, defense_credibility: c, bandwagon: b, .. } = *params;
+        let k = m.speaker;
+        match m.content {
+            ActionKind::Accuse { target: j } => {
+                let heat_before = self.heat[j.index()];
+                self.heat[j.index()] += a;
+                if k == me {
+                    return;
+                }
+                if j == me {
+                    self.suspicion[k.index()] += a;
+                    self.accused = Some((m.tick, m.seq, k));
+                } else {
+                    self.suspicion[j.index()] += b * a;
+                    if heat_before <= 0.0 {
+                        self.suspicion[k.index()] += (1.0 - b) * a;
+                    }
+                }
+            }
+            ActionKind::Defend { .. } => {
+                self.heat[k.index()] -= c * a;
+                if k == me {
+                    self.defended = Some((m.tick, m.seq));
+                } else {
+                    self.suspicion[k.index()] -= c * a;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn read_vote(&mut self, params: &HeuristicParams, me: AgentId, v: &VoteRound) {
+        let HeuristicParams { suspicion_from_accusation: a, bandwagon: b, .. } = *params;
+        for ballot in v.votes.iter() {
+            let Some(j) = ballot.target else { continue };
+            self.heat[j.index()] += a / 2.0;
+            let k = ballot.voter;
+            if k == me {
+                continue;
+            }
+            if j == me {
+                self.suspicion[k.index()] += a / 2.0;
+            } else {
+                self.suspicion[j.index()] += b * a / 2.0;
+            }
+        }
+        if let VoteOutcome::Ejected { agent: e, role } = v.outcome {
+            let delta = if role == Role::Crewmate { a / 2.0 } else { -a / 2.0 };
+            for ballot in v.votes.iter().filter(|x| x.target == Some(e) && x.voter != me) {
+                self.suspicion[ballot.voter.index()] += delta;
+            }
+        }
+    }
+}
+
 /// `heuristic?suspicion_from_accusation=0.3&defense_credibility=0.5&bandwagon=0.5&aggression=0.5&deflection=0.5`.
 #[derive(Clone, Debug)]
 pub struct HeuristicPolicy {
@@ -88,80 +145,23 @@ impl HeuristicPolicy {
 
     /// Reads every public entry not read yet, in record order.
     pub fn catch_up(&mut self, obs: &AgentObservation<'_>) {
-        let me = obs.agent_id;
+        let (me, params) = (obs.agent_id, &self.params);
+        let mem = &mut *self.mem;
         let (messages, votes) = (obs.discussion, obs.votes);
-        // Runs of messages, each up to the vote of its tick: a vote follows its tick's messages.
-        while self.mem.messages_read < messages.len() || self.mem.votes_read < votes.len() {
-            let vote = votes.get(self.mem.votes_read);
-            let until = vote.map_or(u32::MAX, |v| v.tick);
-            let unread = &messages[self.mem.messages_read..];
-            let run = unread.iter().take_while(|m| m.tick <= until).count();
-            for m in &unread[..run] {
-                self.read_message(me, m);
+        // Local cursors, stored back once: through `self` they were reloaded and stored per entry.
+        let (mut m, mut v) = (mem.messages_read, mem.votes_read);
+        loop {
+            // A tick's messages come before its vote.
+            let until = votes.get(v).map_or(u32::MAX, |vote| vote.tick);
+            while let Some(message) = messages.get(m).filter(|message| message.tick <= until) {
+                mem.read_message(params, me, message);
+                m += 1;
             }
-            self.mem.messages_read += run;
-            if let Some(v) = vote {
-                self.read_vote(me, v);
-                self.mem.votes_read += 1;
-            }
+            let Some(vote) = votes.get(v) else { break };
+            mem.read_vote(params, me, vote);
+            v += 1;
         }
-    }
-
-    fn read_message(&mut self, me: AgentId, m: &DiscussionMessage) {
-        let HeuristicParams { suspicion_from_accusation: a, defense_credibility: c, bandwagon: b, .. } = self.params;
-        let mem = &mut *self.mem;
-        let k = m.speaker;
-        match m.content {
-            ActionKind::Accuse { target: j } => {
-                let heat_before = mem.heat[j.index()];
-                mem.heat[j.index()] += a;
-                if k == me {
-                    return;
-                }
-                if j == me {
-                    mem.suspicion[k.index()] += a;
-                    mem.accused = Some((m.tick, m.seq, k));
-                } else {
-                    mem.suspicion[j.index()] += b * a;
-                    if heat_before <= 0.0 {
-                        mem.suspicion[k.index()] += (1.0 - b) * a;
-                    }
-                }
-            }
-            ActionKind::Defend { .. } => {
-                mem.heat[k.index()] -= c * a;
-                if k == me {
-                    mem.defended = Some((m.tick, m.seq));
-                } else {
-                    mem.suspicion[k.index()] -= c * a;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn read_vote(&mut self, me: AgentId, v: &VoteRound) {
-        let HeuristicParams { suspicion_from_accusation: a, bandwagon: b, .. } = self.params;
-        let mem = &mut *self.mem;
-        for ballot in v.votes.iter() {
-            let Some(j) = ballot.target else { continue };
-            mem.heat[j.index()] += a / 2.0;
-            let k = ballot.voter;
-            if k == me {
-                continue;
-            }
-            if j == me {
-                mem.suspicion[k.index()] += a / 2.0;
-            } else {
-                mem.suspicion[j.index()] += b * a / 2.0;
-            }
-        }
-        if let VoteOutcome::Ejected { agent: e, role } = v.outcome {
-            let delta = if role == Role::Crewmate { a / 2.0 } else { -a / 2.0 };
-            for ballot in v.votes.iter().filter(|x| x.target == Some(e) && x.voter != me) {
-                mem.suspicion[ballot.voter.index()] += delta;
-            }
-        }
+        (mem.messages_read, mem.votes_read) = (m, v);
     }
 
     /// Whether an accusation of me was posted this tick after my latest defence of this tick.
