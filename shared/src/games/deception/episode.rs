@@ -11,8 +11,9 @@ use super::engine;
 use super::observation::observe;
 use super::record::{self, TrajectoryHash};
 use super::replay::{Replay, ReplayAction, ReplayStep};
-use super::rules::{self, RuleViolation, Table};
+use super::rules::{self, LegalActions, RuleViolation, Table};
 use super::scenario::InvalidActionFallback;
+use super::seat_list::SeatList;
 use super::state::Phase;
 use super::Deception;
 use crate::games::{Episode, Game};
@@ -56,7 +57,9 @@ impl Deception {
             };
             for id in actors {
                 let seat = id.index();
-                let obs = observe(state, &state.agents[seat], counts, rules::legal_when_due(state, &active, *id));
+                let legal = LegalActions { kinds: rules::legal_kinds(state), targets: SeatList::new() };
+                let mut obs = observe(state, &state.agents[seat], counts, legal);
+                obs.legal.targets.copy_without(&active, *id);
                 let stream = &mut this.streams[seat];
                 let mut action = this.seats[seat].act(&obs, stream);
                 // A policy acts for its own seat only.

@@ -161,28 +161,25 @@ impl LegalActions {
 /// What `agent` may do in `state`: empty unless it is due to act (the speaker in discussion,
 /// any active agent in voting); targets = the other active agents, in seat order.
 pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
-    let legal = LegalActions::default();
     let due = match state.phase {
         Phase::Discussion { .. } => state.current_speaker() == Some(agent),
         Phase::Voting => state.agent(agent).is_some_and(|a| a.is_active()),
         Phase::Over => false,
     };
     if !due {
-        return legal;
+        return LegalActions::default();
     }
-    legal_when_due(state, &state.active_ids(), agent)
+    let mut legal = LegalActions { kinds: legal_kinds(state), targets: SeatList::new() };
+    legal.targets.copy_without(&state.active_ids(), agent);
+    legal
 }
 
-/// [`legal_actions`] of an `agent` known to be due to act, given the ids of the active agents
-/// in seat order (the episode loop lists those once per step, not once per actor).
-pub(crate) fn legal_when_due(state: &GameState, active: &SeatList<AgentId>, agent: AgentId) -> LegalActions {
-    LegalActions {
-        kinds: match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
-            (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
-            (true, true) => &["vote", "abstain"],
-            (true, false) => &["vote"],
-        },
-        targets: active.without(agent),
+/// The action names legal for whoever is due to act in `state` (not over).
+pub(crate) fn legal_kinds(state: &GameState) -> &'static [&'static str] {
+    match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
+        (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
+        (true, true) => &["vote", "abstain"],
+        (true, false) => &["vote"],
     }
 }
 

@@ -48,19 +48,22 @@ impl<T: Copy + Default> SeatList<T> {
         out
     }
 
-    /// This list without the first occurrence of `item`, order kept (a copy and a shift: how
-    /// the episode loop derives each actor's legal targets from the step's active agents).
+    /// Makes this list the items of `from` other than `item`, in order, item by item and with
+    /// no branch per item. How the episode loop fills each actor's legal targets where the
+    /// observation holds them: building a list elsewhere and copying it in (wide loads of
+    /// memory just written by narrow stores) stalled on store forwarding.
     #[inline]
-    pub fn without(&self, item: T) -> Self
+    pub fn copy_without(&mut self, from: &[T], item: T)
     where
         T: PartialEq,
     {
-        let mut out = *self;
-        if let Some(i) = self.as_slice().iter().position(|x| *x == item) {
-            out.items.copy_within(i + 1..usize::from(self.len), i);
-            out.len -= 1;
+        let mut len = 0usize;
+        for &x in from.iter().take(MAX_AGENTS) {
+            // len ≤ the items read before this one < MAX_AGENTS.
+            self.items[len] = x;
+            len += usize::from(x != item);
         }
-        out
+        self.len = len as u8;
     }
 
     /// Empties the list.
