@@ -233,14 +233,16 @@ impl HeuristicPolicy {
 /// targets again to find the drawn one.
 fn argmax(targets: &[AgentId], f: &[f64; MAX_AGENTS], rng: &mut Stream) -> AgentId {
     let (mut best, mut tied, mut n) = (f64::NEG_INFINITY, [AgentId::default(); MAX_AGENTS], 0usize);
+    // Without branches (the comparisons follow the game, which no predictor learns): a new
+    // maximum restarts the tied list, every target is written at the list's end, and the list
+    // grows only when the target ties or beats the maximum.
     for &t in targets {
         let v = f[t.index()];
-        if v > best {
-            (best, tied[0], n) = (v, t, 1);
-        } else if v == best {
-            tied[n] = t;
-            n += 1;
-        }
+        let (above, level) = (v > best, v == best);
+        n = if above { 0 } else { n };
+        tied[n] = t;
+        n += usize::from(above | level);
+        best = if above { v } else { best };
     }
     assert!(n > 0, "legal targets are never empty when a policy is asked");
     tied[if n == 1 { 0 } else { rng.index(n) }]
