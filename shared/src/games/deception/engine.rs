@@ -90,7 +90,7 @@ pub fn reset_into(state: &mut GameState, cfg: &ScenarioConfig, seed: u64) -> Res
     let n = cfg.num_agents as usize;
     state.scenario.clone_from(cfg);
     state.seed = seed;
-    state.env_rng = EnvRng::new(seed);
+    state.env_rng.reset(seed);
     let mut v: SeatList<u8> = (0..n as u8).collect();
     state.env_rng.shuffle(v.as_mut_slice());
     state.agents.clear();
@@ -116,7 +116,7 @@ pub fn reset_into(state: &mut GameState, cfg: &ScenarioConfig, seed: u64) -> Res
 
 /// Opens tick `state.tick`: the speaking order rotates to start at L[(t − 1) mod A].
 fn open_tick(state: &mut GameState) {
-    let active: SeatList<AgentId> = state.active().map(|a| a.id).collect();
+    let active = state.active_ids();
     let a = active.len();
     let o = (state.tick as usize - 1) % a;
     state.turn_order.clear();
@@ -174,6 +174,17 @@ fn step_iter<'a, I>(state: &mut GameState, actions: I, events: &mut Vec<GameEven
 where
     I: Iterator<Item = &'a GameAction> + Clone,
 {
+    check(state, actions.clone())?;
+    // Validated: from here on nothing can fail.
+    apply(state, actions, &mut Some(events));
+    Ok(())
+}
+
+/// Everything `step` refuses, without touching the state.
+fn check<'a, I>(state: &GameState, actions: I) -> Result<(), StepError>
+where
+    I: Iterator<Item = &'a GameAction> + Clone,
+{
     if state.phase == Phase::Over {
         return Err(StepError::GameOver);
     }
@@ -187,25 +198,48 @@ where
     if !missing.is_empty() {
         return Err(StepError::MissingActions { agents: missing });
     }
-    // Validated: from here on nothing can fail.
-    match state.phase {
-        Phase::Discussion { round, turn } => {
-            let action = actions.clone().next().expect("the speaker's entry was checked above");
-            apply_turn(state, round, turn, action, events);
-        }
-        Phase::Voting => apply_vote(state, actions, events),
-        Phase::Over => unreachable!("checked above"),
-    }
-    state.steps += 1;
     Ok(())
 }
 
-fn emit(state: &mut GameState, events: &mut Vec<GameEvent>, actor: Option<AgentId>, kind: EventKind) {
-    events.push(GameEvent { seq: state.events, tick: state.tick, actor, kind });
+/// [`step_into`] for actions the caller has already checked against this very state with
+/// [`rules::check_action`], one per expected actor in seat order: the episode loop validates each
+/// answer as it collects it (it must, to substitute fallbacks), so validating again here only
+/// repeated that work. Debug builds (the tests) still run the full check first.
+///
+/// `events` may be `None` when the caller has no use for them (an episode without a replay):
+/// their numbering still advances, but they are neither built nor stored.
+pub(crate) fn step_validated(state: &mut GameState, actions: &[GameAction], mut events: Events<'_>) {
+    debug_assert_eq!(check(state, actions.iter()), Ok(()), "step_validated was given actions step refuses");
+    apply(state, actions.iter(), &mut events);
+}
+
+/// Where a step's events go, if anywhere.
+pub(crate) type Events<'e> = Option<&'e mut Vec<GameEvent>>;
+
+fn apply<'a, I>(state: &mut GameState, actions: I, events: &mut Events<'_>)
+where
+    I: Iterator<Item = &'a GameAction> + Clone,
+{
+    match state.phase {
+        Phase::Discussion { round, turn } => {
+            let action = actions.clone().next().expect("the speaker's entry was checked");
+            apply_turn(state, round, turn, action, events);
+        }
+        Phase::Voting => apply_vote(state, actions, events),
+        Phase::Over => unreachable!("checked by the caller"),
+    }
+    state.steps += 1;
+}
+
+/// Numbers the next event; builds it (`kind` may clone texts) only if someone keeps events.
+fn emit(state: &mut GameState, events: &mut Events<'_>, actor: Option<AgentId>, kind: impl FnOnce() -> EventKind) {
+    if let Some(events) = events {
+        events.push(GameEvent { seq: state.events, tick: state.tick, actor, kind: kind() });
+    }
     state.events += 1;
 }
 
-fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction, events: &mut Vec<GameEvent>) {
+fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction, events: &mut Events<'_>) {
     let speaker = action.agent_id;
     state.discussion.push(DiscussionMessage {
         seq: state.discussion.len() as u32,
@@ -214,7 +248,7 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
         speaker,
         content: action.kind.clone(),
     });
-    let kind = match &action.kind {
+    let kind = || match &action.kind {
         ActionKind::Discuss { message } => EventKind::MessagePosted { message: message.clone() },
         ActionKind::Accuse { target } => EventKind::AccusationMade { target: *target },
         ActionKind::Defend { reasoning, defense_statement } => {
@@ -227,8 +261,8 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
         }
     };
     emit(state, events, Some(speaker), kind);
-    if action.kind == ActionKind::ProposeVote {
-        emit(state, events, None, EventKind::DiscussionEnded { cause: DiscussionEndCause::VoteProposed });
+    if matches!(action.kind, ActionKind::ProposeVote) {
+        emit(state, events, None, || EventKind::DiscussionEnded { cause: DiscussionEndCause::VoteProposed });
         state.phase = Phase::Voting;
         return;
     }
@@ -238,14 +272,14 @@ fn apply_turn(state: &mut GameState, round: u32, turn: u32, action: &GameAction,
         turn = 0;
     }
     if round > state.scenario.discussion_rounds_per_tick {
-        emit(state, events, None, EventKind::DiscussionEnded { cause: DiscussionEndCause::RoundsExhausted });
+        emit(state, events, None, || EventKind::DiscussionEnded { cause: DiscussionEndCause::RoundsExhausted });
         state.phase = Phase::Voting;
     } else {
         state.phase = Phase::Discussion { round, turn };
     }
 }
 
-fn apply_vote<'a>(state: &mut GameState, actions: impl Iterator<Item = &'a GameAction>, events: &mut Vec<GameEvent>) {
+fn apply_vote<'a>(state: &mut GameState, actions: impl Iterator<Item = &'a GameAction>, events: &mut Events<'_>) {
     let ballots: SeatList<Ballot> = actions
         .map(|a| Ballot {
             voter: a.agent_id,
@@ -271,24 +305,23 @@ fn apply_vote<'a>(state: &mut GameState, actions: impl Iterator<Item = &'a GameA
         tie_broken_randomly: tally.tie_broken_randomly,
     });
     for b in ballots.iter() {
-        emit(state, events, Some(b.voter), EventKind::VoteRecorded { choice: b.target });
+        emit(state, events, Some(b.voter), || EventKind::VoteRecorded { choice: b.target });
     }
-    emit(
-        state,
-        events,
-        None,
-        EventKind::VotesTallied { counts: tally.counts, abstentions: tally.abstentions, outcome },
-    );
+    emit(state, events, None, || EventKind::VotesTallied {
+        counts: tally.counts,
+        abstentions: tally.abstentions,
+        outcome,
+    });
     if let VoteOutcome::Ejected { agent, role } = outcome {
         let a = &mut state.agents[agent.index()];
         a.status = Status::Ejected;
         a.ejected_tick = Some(state.tick);
-        emit(state, events, None, EventKind::AgentEjected { agent, role });
+        emit(state, events, None, || EventKind::AgentEjected { agent, role });
     }
     if let Some(result) = rules::check_win_condition(state) {
         state.result = Some(result);
         state.phase = Phase::Over;
-        emit(state, events, None, EventKind::GameOver { winner: result.winner, reason: result.reason });
+        emit(state, events, None, || EventKind::GameOver { winner: result.winner, reason: result.reason });
     } else {
         state.tick += 1;
         open_tick(state);

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::seeding::Stream;
+use crate::seeding::{Stream, ENV_STREAM};
 
 /// The environment stream (stream 0 of the episode seed) and how far it has been read.
 #[derive(Clone, Debug)]
@@ -22,6 +22,14 @@ impl EnvRng {
     /// The environment stream of `seed`, at its start.
     pub fn new(seed: u64) -> EnvRng {
         EnvRng { seed, words: 0, stream: Stream::env(seed) }
+    }
+
+    /// Makes this [`EnvRng::new`]`(seed)` in place (the generator is a few hundred bytes: built
+    /// elsewhere, it would be copied in once per episode).
+    pub fn reset(&mut self, seed: u64) {
+        self.seed = seed;
+        self.words = 0;
+        self.stream.reset(seed, ENV_STREAM);
     }
 
     /// 64-bit words drawn so far.

@@ -6,16 +6,18 @@
 //! scripted episode allocates only its record.
 
 use super::action::{ActionKind, GameAction};
+use super::agent::AgentId;
 use super::engine;
-use super::observation::observation;
+use super::observation::observe;
 use super::record::{self, TrajectoryHash};
 use super::replay::{Replay, ReplayAction, ReplayStep};
-use super::rules::{self, RuleViolation};
+use super::rules::{self, LegalActions, RuleViolation, Table};
 use super::scenario::InvalidActionFallback;
+use super::seat_list::SeatList;
 use super::state::Phase;
 use super::Deception;
 use crate::games::{Episode, Game};
-use crate::seeding::Stream;
+use crate::seeding::agent_stream;
 
 impl Deception {
     /// Plays one episode of `seed` (see [`Game::play`]).
@@ -25,7 +27,8 @@ impl Deception {
         let n = this.seats.len();
         for (seat, (policy, stream)) in this.seats.iter_mut().zip(this.streams.iter_mut()).enumerate() {
             policy.reset(replay);
-            *stream = Stream::agent(seed, seat);
+            // In place: a generator built elsewhere would be copied in (a few hundred bytes).
+            stream.reset(seed, agent_stream(seat));
         }
         this.counters.reset(n);
         let mut hash = TrajectoryHash::start(&this.state);
@@ -33,18 +36,35 @@ impl Deception {
         let mut violations: Vec<Option<RuleViolation>> = Vec::new();
 
         while !engine::is_terminal(&this.state) {
-            let tick = this.state.tick;
-            let phase = this.state.phase;
+            let state = &this.state;
+            let tick = state.tick;
+            let phase = state.phase;
             this.actions.clear();
             violations.clear();
-            for id in engine::expected_actors(&this.state).iter() {
+            // What every actor of the step shares, computed once: the state does not change
+            // until the step is applied.
+            let table = Table::of(state);
+            let counts = state.active_counts();
+            let active = state.active_ids();
+            let speaker: [AgentId; 1];
+            let actors: &[AgentId] = match (phase, state.current_speaker()) {
+                (Phase::Voting, _) => &active,
+                (_, Some(s)) => {
+                    speaker = [s];
+                    &speaker
+                }
+                (_, None) => &[],
+            };
+            for id in actors {
                 let seat = id.index();
-                let obs = observation(&this.state, *id).expect("expected actors are seats");
+                let legal = LegalActions { kinds: rules::legal_kinds(state), targets: SeatList::new() };
+                let mut obs = observe(state, &state.agents[seat], counts, legal);
+                obs.legal.targets.copy_without(&active, *id);
                 let stream = &mut this.streams[seat];
                 let mut action = this.seats[seat].act(&obs, stream);
                 // A policy acts for its own seat only.
                 action.agent_id = *id;
-                let verdict = rules::validate_action(&this.state, &action);
+                let verdict = rules::check_action(&table, &action);
                 if let Err(v) = verdict {
                     this.counters.invalid(seat, v);
                     action = match this.scenario.invalid_action_fallback {
@@ -64,8 +84,8 @@ impl Deception {
                 this.actions.push(action);
             }
             this.events.clear();
-            engine::step_into(&mut this.state, &this.actions, &mut this.events)
-                .expect("every action was validated or replaced by a valid fallback");
+            // Every action was checked above or replaced by a valid fallback.
+            engine::step_validated(&mut this.state, &this.actions, replay.then_some(&mut this.events));
             if phase == Phase::Voting {
                 let ejected = this.state.votes.last().and_then(|v| v.outcome.ejected());
                 hash.vote_result(ejected);

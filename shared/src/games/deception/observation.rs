@@ -118,7 +118,8 @@ impl AgentObservation<'_> {
             over: self.phase == Phase::Over,
             voting: self.phase == Phase::Voting,
             speaker: self.current_speaker,
-            active: self.agents.iter().map(|a| a.status == Status::Alive).collect(),
+            seats: self.agents.len(),
+            active: Table::mask(self.agents.iter().map(|a| a.status == Status::Alive)),
             allow_abstain: self.allow_abstain,
         }
     }
@@ -132,8 +133,21 @@ impl AgentObservation<'_> {
 /// The observation of `agent` (`None` if it is not a seat).
 pub fn observation(state: &GameState, agent: AgentId) -> Option<AgentObservation<'_>> {
     let me = state.agent(agent)?;
-    let (imposters_remaining, crewmates_remaining) = state.active_counts();
-    Some(AgentObservation {
+    Some(observe(state, me, state.active_counts(), rules::legal_actions(state, me.id)))
+}
+
+/// The observation of `me`, given what every actor of a step shares: the active
+/// (imposters, crewmates) counts and `me`'s legal actions. The episode loop computes those once
+/// per step instead of once per actor, and gets the observation by value where it is used
+/// (through an `Option` it was built and then copied, a few hundred bytes per actor).
+#[inline]
+pub(crate) fn observe<'a>(
+    state: &'a GameState,
+    me: &AgentState,
+    (imposters_remaining, crewmates_remaining): (u32, u32),
+    legal: LegalActions,
+) -> AgentObservation<'a> {
+    AgentObservation {
         agent_id: me.id,
         seat: me.seat,
         own_role: me.role,
@@ -151,9 +165,9 @@ pub fn observation(state: &GameState, agent: AgentId) -> Option<AgentObservation
         eject_rule: state.scenario.eject_rule,
         tie_policy: state.scenario.tie_policy,
         allow_abstain: state.scenario.allow_abstain,
-        legal: rules::legal_actions(state, me.id),
+        legal,
         result: state.result,
-    })
+    }
 }
 
 /// One observation per seat (ejected agents included), in seat order.

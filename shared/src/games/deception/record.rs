@@ -147,7 +147,7 @@ pub fn build(
     let vote_accuracy = (crew_votes > 0).then(|| crew_hits as f64 / crew_votes as f64);
     let imposter_survival = (num_imposters - imp_ejected) as f64 / num_imposters as f64;
     let votes_proposed =
-        state.discussion.iter().filter(|m| m.content == super::action::ActionKind::ProposeVote).count() as u64;
+        state.discussion.iter().filter(|m| matches!(m.content, super::action::ActionKind::ProposeVote)).count() as u64;
     // Non-finite shares would be JSON nulls (what `serde_json::Value::from` makes of them).
     let finite = |x: f64| x.is_finite().then_some(x);
     let stats = DeceptionStats {

@@ -57,8 +57,10 @@ pub struct Table {
     pub voting: bool,
     /// The current speaker, during discussion.
     pub speaker: Option<AgentId>,
-    /// Whether each seat is active.
-    pub active: SeatList<bool>,
+    /// How many seats the game has.
+    pub seats: usize,
+    /// Bit `s` is set when seat `s` is active (a mask, not a list: a table is built per step).
+    pub active: u32,
     /// Whether `abstain` is allowed.
     pub allow_abstain: bool,
 }
@@ -70,13 +72,19 @@ impl Table {
             over: state.phase == Phase::Over,
             voting: state.phase == Phase::Voting,
             speaker: state.current_speaker(),
-            active: state.agents.iter().map(|a| a.is_active()).collect(),
+            seats: state.agents.len(),
+            active: Table::mask(state.agents.iter().map(|a| a.is_active())),
             allow_abstain: state.scenario.allow_abstain,
         }
     }
 
+    /// The `active` mask of per-seat flags, in seat order.
+    pub fn mask(active: impl Iterator<Item = bool>) -> u32 {
+        active.enumerate().fold(0, |m, (s, a)| m | u32::from(a) << s)
+    }
+
     fn is_active(&self, id: AgentId) -> Option<bool> {
-        id.seat_in(self.active.len()).map(|s| self.active[s])
+        id.seat_in(self.seats).map(|s| self.active >> s & 1 == 1)
     }
 }
 
@@ -128,7 +136,7 @@ pub fn check_action(t: &Table, action: &GameAction) -> Result<(), RuleViolation>
     if action.note.chars() > MAX_NOTE_CHARS {
         return Err(V::NoteTooLong);
     }
-    if action.kind == ActionKind::Abstain && !t.allow_abstain {
+    if matches!(action.kind, ActionKind::Abstain) && !t.allow_abstain {
         return Err(V::AbstainNotAllowed);
     }
     Ok(())
@@ -153,24 +161,26 @@ impl LegalActions {
 /// What `agent` may do in `state`: empty unless it is due to act (the speaker in discussion,
 /// any active agent in voting); targets = the other active agents, in seat order.
 pub fn legal_actions(state: &GameState, agent: AgentId) -> LegalActions {
-    let mut legal = LegalActions::default();
     let due = match state.phase {
         Phase::Discussion { .. } => state.current_speaker() == Some(agent),
         Phase::Voting => state.agent(agent).is_some_and(|a| a.is_active()),
         Phase::Over => false,
     };
     if !due {
-        return legal;
+        return LegalActions::default();
     }
-    for a in state.agents.iter().filter(|a| a.is_active() && a.id != agent) {
-        legal.targets.push(a.id);
-    }
-    legal.kinds = match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
+    let mut legal = LegalActions { kinds: legal_kinds(state), targets: SeatList::new() };
+    legal.targets.copy_without(&state.active_ids(), agent);
+    legal
+}
+
+/// The action names legal for whoever is due to act in `state` (not over).
+pub(crate) fn legal_kinds(state: &GameState) -> &'static [&'static str] {
+    match (state.phase == Phase::Voting, state.scenario.allow_abstain) {
         (false, _) => &["discuss", "accuse", "defend", "propose_vote", "pass"],
         (true, true) => &["vote", "abstain"],
         (true, false) => &["vote"],
-    };
-    legal
+    }
 }
 
 /// The result of a tally (§5.4). The engine adds the revealed role to make a `VoteOutcome`.

@@ -33,6 +33,39 @@ impl<T: Copy + Default> SeatList<T> {
         self.len += 1;
     }
 
+    /// The items whose flag is set, in order, with no branch per item: each item is written at
+    /// the current end and the length grows by its flag. At most [`MAX_AGENTS`] items are read.
+    #[inline]
+    pub fn of_flagged(items: impl IntoIterator<Item = (T, bool)>) -> Self {
+        let mut out = SeatList::new();
+        let mut len = 0usize;
+        for (x, keep) in items.into_iter().take(MAX_AGENTS) {
+            // len ≤ the items read before this one < MAX_AGENTS.
+            out.items[len] = x;
+            len += usize::from(keep);
+        }
+        out.len = len as u8;
+        out
+    }
+
+    /// Makes this list the items of `from` other than `item`, in order, item by item and with
+    /// no branch per item. How the episode loop fills each actor's legal targets where the
+    /// observation holds them: building a list elsewhere and copying it in (wide loads of
+    /// memory just written by narrow stores) stalled on store forwarding.
+    #[inline]
+    pub fn copy_without(&mut self, from: &[T], item: T)
+    where
+        T: PartialEq,
+    {
+        let mut len = 0usize;
+        for &x in from.iter().take(MAX_AGENTS) {
+            // len ≤ the items read before this one < MAX_AGENTS.
+            self.items[len] = x;
+            len += usize::from(x != item);
+        }
+        self.len = len as u8;
+    }
+
     /// Empties the list.
     #[inline]
     pub fn clear(&mut self) {
@@ -80,12 +113,19 @@ impl<T: Copy + Default + fmt::Debug> fmt::Debug for SeatList<T> {
 }
 
 impl<T: Copy + Default> FromIterator<T> for SeatList<T> {
+    // Fills a local array with a local length and builds the list once at the end: pushing
+    // into `self` stores the `u8` length back to memory on every item, which made collecting
+    // (legal targets, ballots, speaking orders) a visible share of an episode.
+    #[inline]
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
-        let mut l = SeatList::new();
+        let mut items = [T::default(); MAX_AGENTS];
+        let mut len = 0usize;
         for x in iter {
-            l.push(x);
+            assert!(len < MAX_AGENTS, "SeatList holds at most {MAX_AGENTS} items");
+            items[len] = x;
+            len += 1;
         }
-        l
+        SeatList { len: len as u8, items }
     }
 }
 

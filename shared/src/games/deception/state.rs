@@ -203,6 +203,12 @@ impl GameState {
         self.agents.iter().filter(|a| a.is_active())
     }
 
+    /// The ids of the active agents, in seat order (what a step's actors and targets come from).
+    pub fn active_ids(&self) -> SeatList<AgentId> {
+        debug_assert!(self.agents.len() <= super::agent::MAX_AGENTS);
+        SeatList::of_flagged(self.agents.iter().map(|a| (a.id, a.is_active())))
+    }
+
     /// Active agents of `role`.
     pub fn active_with(&self, role: Role) -> u32 {
         self.active().filter(|a| a.role == role).count() as u32

@@ -55,6 +55,63 @@ struct Memory {
     defended: Option<(u32, u32)>,
 }
 
+impl Memory {
+    fn read_message(&mut self, params: &HeuristicParams, me: AgentId, m: &DiscussionMessage) {
+        let HeuristicParams { suspicion_from_accusation: a, defense_credibility: c, bandwagon: b, .. } = *params;
+        let k = m.speaker;
+        match m.content {
+            ActionKind::Accuse { target: j } => {
+                let heat_before = self.heat[j.index()];
+                self.heat[j.index()] += a;
+                if k == me {
+                    return;
+                }
+                if j == me {
+                    self.suspicion[k.index()] += a;
+                    self.accused = Some((m.tick, m.seq, k));
+                } else {
+                    self.suspicion[j.index()] += b * a;
+                    if heat_before <= 0.0 {
+                        self.suspicion[k.index()] += (1.0 - b) * a;
+                    }
+                }
+            }
+            ActionKind::Defend { .. } => {
+                self.heat[k.index()] -= c * a;
+                if k == me {
+                    self.defended = Some((m.tick, m.seq));
+                } else {
+                    self.suspicion[k.index()] -= c * a;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn read_vote(&mut self, params: &HeuristicParams, me: AgentId, v: &VoteRound) {
+        let HeuristicParams { suspicion_from_accusation: a, bandwagon: b, .. } = *params;
+        for ballot in v.votes.iter() {
+            let Some(j) = ballot.target else { continue };
+            self.heat[j.index()] += a / 2.0;
+            let k = ballot.voter;
+            if k == me {
+                continue;
+            }
+            if j == me {
+                self.suspicion[k.index()] += a / 2.0;
+            } else {
+                self.suspicion[j.index()] += b * a / 2.0;
+            }
+        }
+        if let VoteOutcome::Ejected { agent: e, role } = v.outcome {
+            let delta = if role == Role::Crewmate { a / 2.0 } else { -a / 2.0 };
+            for ballot in v.votes.iter().filter(|x| x.target == Some(e) && x.voter != me) {
+                self.suspicion[ballot.voter.index()] += delta;
+            }
+        }
+    }
+}
+
 /// `heuristic?suspicion_from_accusation=0.3&defense_credibility=0.5&bandwagon=0.5&aggression=0.5&deflection=0.5`.
 #[derive(Clone, Debug)]
 pub struct HeuristicPolicy {
@@ -88,79 +145,23 @@ impl HeuristicPolicy {
 
     /// Reads every public entry not read yet, in record order.
     pub fn catch_up(&mut self, obs: &AgentObservation<'_>) {
-        let me = obs.agent_id;
+        let (me, params) = (obs.agent_id, &self.params);
+        let mem = &mut *self.mem;
+        let (messages, votes) = (obs.discussion, obs.votes);
+        // Local cursors, stored back once: through `self` they were reloaded and stored per entry.
+        let (mut m, mut v) = (mem.messages_read, mem.votes_read);
         loop {
-            let m = obs.discussion.get(self.mem.messages_read);
-            let v = obs.votes.get(self.mem.votes_read);
-            match (m, v) {
-                (Some(m), v) if v.is_none_or(|v| m.tick <= v.tick) => {
-                    self.read_message(me, m);
-                    self.mem.messages_read += 1;
-                }
-                (_, Some(v)) => {
-                    self.read_vote(me, v);
-                    self.mem.votes_read += 1;
-                }
-                _ => break,
+            // A tick's messages come before its vote.
+            let until = votes.get(v).map_or(u32::MAX, |vote| vote.tick);
+            while let Some(message) = messages.get(m).filter(|message| message.tick <= until) {
+                mem.read_message(params, me, message);
+                m += 1;
             }
+            let Some(vote) = votes.get(v) else { break };
+            mem.read_vote(params, me, vote);
+            v += 1;
         }
-    }
-
-    fn read_message(&mut self, me: AgentId, m: &DiscussionMessage) {
-        let HeuristicParams { suspicion_from_accusation: a, defense_credibility: c, bandwagon: b, .. } = self.params;
-        let mem = &mut *self.mem;
-        let k = m.speaker;
-        match m.content {
-            ActionKind::Accuse { target: j } => {
-                let heat_before = mem.heat[j.index()];
-                mem.heat[j.index()] += a;
-                if k == me {
-                    return;
-                }
-                if j == me {
-                    mem.suspicion[k.index()] += a;
-                    mem.accused = Some((m.tick, m.seq, k));
-                } else {
-                    mem.suspicion[j.index()] += b * a;
-                    if heat_before <= 0.0 {
-                        mem.suspicion[k.index()] += (1.0 - b) * a;
-                    }
-                }
-            }
-            ActionKind::Defend { .. } => {
-                mem.heat[k.index()] -= c * a;
-                if k == me {
-                    mem.defended = Some((m.tick, m.seq));
-                } else {
-                    mem.suspicion[k.index()] -= c * a;
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn read_vote(&mut self, me: AgentId, v: &VoteRound) {
-        let HeuristicParams { suspicion_from_accusation: a, bandwagon: b, .. } = self.params;
-        let mem = &mut *self.mem;
-        for ballot in v.votes.iter() {
-            let Some(j) = ballot.target else { continue };
-            mem.heat[j.index()] += a / 2.0;
-            let k = ballot.voter;
-            if k == me {
-                continue;
-            }
-            if j == me {
-                mem.suspicion[k.index()] += a / 2.0;
-            } else {
-                mem.suspicion[j.index()] += b * a / 2.0;
-            }
-        }
-        if let VoteOutcome::Ejected { agent: e, role } = v.outcome {
-            let delta = if role == Role::Crewmate { a / 2.0 } else { -a / 2.0 };
-            for ballot in v.votes.iter().filter(|x| x.target == Some(e) && x.voter != me) {
-                mem.suspicion[ballot.voter.index()] += delta;
-            }
-        }
+        (mem.messages_read, mem.votes_read) = (m, v);
     }
 
     /// Whether an accusation of me was posted this tick after my latest defence of this tick.
@@ -228,24 +229,21 @@ impl HeuristicPolicy {
 }
 
 /// argmax of `f` over `targets`: the maximum; ties broken by tied[index(len)] (no draw for one).
+/// One pass that keeps the tied targets in order, rather than counting them and walking the
+/// targets again to find the drawn one.
 fn argmax(targets: &[AgentId], f: &[f64; MAX_AGENTS], rng: &mut Stream) -> AgentId {
-    let (mut best, mut tied) = (f64::NEG_INFINITY, 0usize);
-    for t in targets {
+    let (mut best, mut tied, mut n) = (f64::NEG_INFINITY, [AgentId::default(); MAX_AGENTS], 0usize);
+    // Without branches (the comparisons follow the game, which no predictor learns): a new
+    // maximum restarts the tied list, every target is written at the list's end, and the list
+    // grows only when the target ties or beats the maximum.
+    for &t in targets {
         let v = f[t.index()];
-        if v > best {
-            (best, tied) = (v, 1);
-        } else if v == best {
-            tied += 1;
-        }
+        let (above, level) = (v > best, v == best);
+        n = if above { 0 } else { n };
+        tied[n] = t;
+        n += usize::from(above | level);
+        best = if above { v } else { best };
     }
-    let mut k = if tied == 1 { 0 } else { rng.index(tied) };
-    for t in targets {
-        if f[t.index()] == best {
-            if k == 0 {
-                return *t;
-            }
-            k -= 1;
-        }
-    }
-    unreachable!("legal targets are never empty when a policy is asked")
+    assert!(n > 0, "legal targets are never empty when a policy is asked");
+    tied[if n == 1 { 0 } else { rng.index(n) }]
 }
