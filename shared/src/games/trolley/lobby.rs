@@ -3,6 +3,7 @@
 //! Like every rule, each function validates completely before it mutates, pushes its events
 //! only on success, and bumps `version` once per successful call.
 
+use super::arguments::ArgumentList;
 use super::config::{TrolleyConfig, MIN_AGENTS};
 use super::error::{TextField, TrolleyError};
 use super::events::{Event, EventSink};
@@ -35,7 +36,7 @@ impl TrolleyState {
             status: GameStatus::WaitingForAgents,
             agents: Vec::with_capacity(usize::from(config.max_agents)),
             rounds: Vec::new(),
-            arguments: Vec::new(),
+            arguments: ArgumentList::default(),
             skips: Vec::new(),
             env_rng: EnvRng::new(seed),
             version: 0,

@@ -14,7 +14,8 @@
 //!   and overrides (§2).
 //! - `roles.rs`: role assignment and the environment stream (§3). `draws.rs`: the stream's
 //!   index, shuffle and chance as the hot loop draws them (same words, same results).
-//! - `state.rs`: [`TrolleyState`] and its queries (§5). `lobby.rs`: create, register, start.
+//! - `state.rs`: [`TrolleyState`] and its queries (§5), its arguments in `arguments.rs`.
+//!   `lobby.rs`: create, register, start.
 //!   `rules.rs`: argue, skip, decide (§4–§6). `flow.rs`: advance, deadlines, resolution,
 //!   the end condition, the next round, open actions.
 //! - `error.rs`: [`TrolleyError`], one variant per §6 kind. `events.rs`: [`Event`] and sinks.
@@ -43,6 +44,7 @@
 //! # Ok::<(), simfleet::games::trolley::TrolleyError>(())
 //! ```
 
+mod arguments;
 pub mod config;
 mod draws;
 pub mod engine;

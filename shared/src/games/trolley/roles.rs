@@ -113,6 +113,17 @@ const fn key(first: bool, second: bool, third: bool) -> u8 {
     (first as u8) << 2 | (second as u8) << 1 | third as u8
 }
 
+/// Every seat in order: a round's lists start from it.
+const SEATS: [u8; MAX_AGENTS] = {
+    let mut seats = [0u8; MAX_AGENTS];
+    let mut i = 0;
+    while i < MAX_AGENTS {
+        seats[i] = i as u8;
+        i += 1;
+    }
+    seats
+};
+
 /// Assigns one round's roles (§3) from the agents' coverage, m and the environment stream.
 ///
 /// 1. a = all seats; shuffle; stable-sort by (has_been_operator, ¬has_been_minority,
@@ -134,19 +145,18 @@ pub fn assign_roles(coverage: &[Coverage], m: usize, rng: &mut EnvRng) -> Roles 
         minority_key[s] = key(c.minority, c.operator, !c.majority);
     }
 
-    let mut buf = [0u8; MAX_AGENTS];
+    let mut buf = SEATS;
     let a = &mut buf[..n];
-    for (i, s) in a.iter_mut().enumerate() {
-        *s = i as u8;
-    }
     rng.shuffle(a);
     let operator = usize::from(first_of_least_key(a, &operator_key));
 
-    let mut buf = [0u8; MAX_AGENTS];
-    let b = &mut buf[..n - 1];
-    for (slot, seat) in b.iter_mut().zip((0..n).filter(|&s| s != operator)) {
-        *slot = seat as u8;
+    // The other seats in order: slot i holds seat i, or i + 1 from the operator's on, computed
+    // for all 16 slots without a branch (filtering out the operator mispredicted once a round).
+    let mut buf = SEATS;
+    for (i, s) in buf.iter_mut().enumerate() {
+        *s += u8::from(i >= operator);
     }
+    let b = &mut buf[..n - 1];
     rng.shuffle(b);
     let minority = first_by_key(b, &minority_key, m);
     let majority = SeatSet::first(n).minus(minority).minus([operator].into_iter().collect());

@@ -9,7 +9,7 @@
 use super::error::{TextField, TrolleyError};
 use super::events::{Event, EventSink};
 use super::seats::SeatSet;
-use super::state::{Argument, RoundId, TrolleyState};
+use super::state::{RoundId, TrolleyState};
 use super::text::{ArgText, MAX_ARGUMENT_CHARS};
 use super::vocab::{ActionKind, Decision, GameStatus, Phase, Role, Side, SkipCause};
 
@@ -125,15 +125,7 @@ impl TrolleyState {
         let index = self.arguments.len() as u32;
         let seq = index - r.first_argument + 1;
         let number = r.number;
-        self.arguments.push(Argument {
-            id: index + 1,
-            seq,
-            round: number,
-            phase,
-            agent: seat as u8,
-            side,
-            text: text.clone(),
-        });
+        self.arguments.push(index + 1, seq, number, phase, seat as u8, side, text);
         out.emit(|| Event::ArgumentSubmitted { argument: index });
         let phase_after = self.close_if_all_acted(idx, out);
         self.version += 1;

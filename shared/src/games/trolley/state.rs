@@ -9,6 +9,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::arguments::ArgumentList;
 use super::config::TrolleyConfig;
 use super::error::TrolleyError;
 use super::roles::{Coverage, EnvRng};
@@ -183,7 +184,7 @@ pub struct TrolleyState {
     pub(crate) status: GameStatus,
     pub(crate) agents: Vec<Agent>,
     pub(crate) rounds: Vec<Round>,
-    pub(crate) arguments: Vec<Argument>,
+    pub(crate) arguments: ArgumentList,
     pub(crate) skips: Vec<Skip>,
     pub(crate) env_rng: EnvRng,
     pub(crate) version: u64,
