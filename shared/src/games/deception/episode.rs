@@ -76,6 +76,15 @@ impl Deception {
                             GameAction::new(*id, ActionKind::Vote { target: targets[stream.index(targets.len())] })
                         }
                     };
+                    // Only this rare path is checked twice: the step below applies what it is
+                    // given, so a fallback the rules refuse must stop the episode here (the
+                    // runner reports the panic as an engine error) rather than be applied.
+                    if let Err(v) = rules::check_action(&table, &action) {
+                        panic!(
+                            "the {:?} fallback gave an action the rules refuse: {v:?}",
+                            this.scenario.invalid_action_fallback
+                        );
+                    }
                 }
                 if replay {
                     violations.push(verdict.err());
