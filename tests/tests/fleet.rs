@@ -464,8 +464,10 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
     let per_episode = simfleet::run_job(&probe, &simfleet::RunEnv::default()).elapsed_seconds / 2.0;
     let per_job = ((3.0 * ack_wait.as_secs_f64() / per_episode).ceil() as u64).max(2);
     let seats = team.iter().map(|s| format!("{s:?}")).collect::<Vec<_>>().join(", ");
+    // Summary jobs: a result is one aggregate whatever the job's size, so a faster engine
+    // (more episodes to fill three ack waits) cannot push it past the server's max_payload.
     let text = format!(
-        "name = \"long\"\nseeds = {{ start = 0, count = {} }}\nepisodes_per_job = {per_job}\n\n[[cells]]\n\
+        "name = \"long\"\nseeds = {{ start = 0, count = {} }}\nepisodes_per_job = {per_job}\ncollect = \"summary\"\n\n[[cells]]\n\
          game = \"cogsguard\"\nscenarios = [\"arena\"]\n[cells.policy_sets]\npinky = [{seats}]\n",
         2 * per_job
     );
