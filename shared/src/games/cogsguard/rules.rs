@@ -57,11 +57,23 @@ pub fn enforce_caps(a: &mut Agent, counters: &mut Counters) {
 
 impl World {
     /// Changes agent `i`'s hp by `delta` (clamped), handling the transition to 0 (§6).
+    /// Inlined: it runs several times per agent and tick (regen, auras), the transition rarely.
+    #[inline]
     pub fn add_hp(&mut self, i: usize, delta: i32) {
         let a = &mut self.agents[i];
         let before = a.hp;
         a.hp = (i32::from(a.hp) + delta).clamp(0, i32::from(a.hp_cap())) as u16;
-        if before > 0 && a.hp == 0 {
+        if (before == 0) != (a.hp == 0) {
+            self.hp_crossed_zero(i, before);
+        }
+    }
+
+    /// Agent `i`'s hp went from `before` to 0 or from 0 to above.
+    #[cold]
+    #[inline(never)]
+    fn hp_crossed_zero(&mut self, i: usize, before: u16) {
+        let a = &mut self.agents[i];
+        if before > 0 {
             let had_gear = a.gear != Gear::None;
             self.counters.hp_zero += 1;
             enforce_caps(&mut self.agents[i], &mut self.counters);
@@ -69,7 +81,7 @@ impl World {
             if had_gear {
                 self.log(Event::Gear { agent: i as u16, to: Gear::None });
             }
-        } else if before == 0 && a.hp > 0 {
+        } else {
             // Caps return; destroyed items do not.
             enforce_caps(&mut self.agents[i], &mut self.counters);
         }

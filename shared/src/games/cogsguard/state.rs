@@ -189,6 +189,19 @@ pub struct Counters {
     pub gear_spent: [u64; 4],
 }
 
+/// An active aura source: its object id (the row-major order key), cell and sign.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Aura {
+    /// Object id.
+    pub id: u16,
+    /// Row.
+    pub row: u16,
+    /// Column.
+    pub col: u16,
+    /// Hub or cogs junction (else clips junction).
+    pub friendly: bool,
+}
+
 /// The world during play.
 #[derive(Clone, Debug, Default)]
 pub struct World {
@@ -215,6 +228,10 @@ pub struct World {
     pub sources: Vec<u16>,
     /// The row of each source (parallel to `sources`), for the aura band search.
     pub source_rows: Vec<u16>,
+    /// The sources active now (hubs, cogs and clips junctions), row-major, kept up to date by
+    /// [`World::set_align`]: the aura step reads this short list instead of skipping the
+    /// neutral junctions every tick. Its capacity is reserved at load (it never grows in play).
+    pub(crate) active: Vec<Aura>,
     /// Agents by id.
     pub agents: Vec<Agent>,
     /// Team pool.
@@ -294,6 +311,7 @@ impl World {
         self.junctions.clear();
         self.sources.clear();
         self.source_rows.clear();
+        self.active.clear();
         self.junction_counts = [0; 3];
         let units = layout.extractor.unwrap_or(100);
         for (i, cell) in layout.cells.iter().enumerate() {
@@ -318,6 +336,10 @@ impl World {
                     if kind == Kind::Junction || kind == Kind::Hub {
                         self.sources.push(id);
                         self.source_rows.push(r);
+                        if kind == Kind::Hub || align != Align::Neutral {
+                            let friendly = kind == Kind::Hub || align == Align::Cogs;
+                            self.active.push(Aura { id, row: r, col: c, friendly });
+                        }
                     }
                 }
             }
@@ -349,6 +371,7 @@ impl World {
         self.order.extend(0..self.agents.len() as u16);
         self.scratch.clear();
         self.scratch.reserve(self.junctions.len());
+        self.active.reserve(self.sources.len() - self.active.len());
     }
 
     /// (address, capacity) of every buffer, for the no-allocation-per-tick check.
@@ -362,6 +385,7 @@ impl World {
         out.push((self.junctions.as_ptr() as usize, self.junctions.capacity()));
         out.push((self.sources.as_ptr() as usize, self.sources.capacity()));
         out.push((self.source_rows.as_ptr() as usize, self.source_rows.capacity()));
+        out.push((self.active.as_ptr() as usize, self.active.capacity()));
         out.push((self.agents.as_ptr() as usize, self.agents.capacity()));
         out.push((self.events.as_ptr() as usize, self.events.capacity()));
         out.push((self.order.as_ptr() as usize, self.order.capacity()));
@@ -374,7 +398,16 @@ impl World {
         self.junction_counts[o.align as usize] -= 1;
         self.junction_counts[to as usize] += 1;
         o.align = to;
-        let i = o.row as usize * self.cols as usize + o.col as usize;
+        let (row, col) = (o.row, o.col);
+        match (self.active.binary_search_by_key(&obj, |a| a.id), to) {
+            (Ok(k), Align::Neutral) => {
+                self.active.remove(k);
+            }
+            (Ok(k), _) => self.active[k].friendly = to == Align::Cogs,
+            (Err(_), Align::Neutral) => {}
+            (Err(k), _) => self.active.insert(k, Aura { id: obj, row, col, friendly: to == Align::Cogs }),
+        }
+        let i = row as usize * self.cols as usize + col as usize;
         self.refresh_view(i);
     }
 

@@ -7,7 +7,7 @@ use crate::seeding::Stream;
 
 use super::rules::IllegalAction;
 use super::state::World;
-use super::types::{action, cheb, Align, Kind};
+use super::types::action;
 
 /// Aura radius (Chebyshev) of the hub and of cogs and clips junctions.
 pub const AURA_RADIUS: u16 = 10;
@@ -49,25 +49,21 @@ impl World {
         }
     }
 
-    /// Step 5: every source within Chebyshev 10, in row-major order, each delta clamped.
+    /// Step 5: every active source within Chebyshev 10, in row-major order, each delta clamped.
     fn auras(&mut self) {
         for i in 0..self.agents.len() {
             // Sources are row-major: only the band of rows within 10 of the agent can reach it.
-            let row = self.agents[i].row;
-            let start = self.source_rows.partition_point(|&r| r + AURA_RADIUS < row);
-            for k in start..self.sources.len() {
-                if self.source_rows[k] > row + AURA_RADIUS {
+            let (row, col) = self.agents[i].pos();
+            let start = self.active.partition_point(|s| s.row + AURA_RADIUS < row);
+            for k in start..self.active.len() {
+                let s = self.active[k];
+                if s.row > row + AURA_RADIUS {
                     break;
                 }
-                let o = self.objects[self.sources[k] as usize];
-                let friendly = o.kind == Kind::Hub || o.align == Align::Cogs;
-                if !friendly && o.align != Align::Clips {
+                if s.col.abs_diff(col) > AURA_RADIUS {
                     continue;
                 }
-                if cheb(o.pos(), self.agents[i].pos()) > AURA_RADIUS {
-                    continue;
-                }
-                if friendly {
+                if s.friendly {
                     let a = &mut self.agents[i];
                     a.influence = (a.influence + 10).min(a.influence_cap());
                     a.energy = (a.energy + 100).min(a.energy_cap());

@@ -350,7 +350,21 @@ impl Knowledge {
         if self.safe(p) {
             return 0;
         }
-        self.friendly().map(|f| i64::from(cheb(p, f)) - i64::from(AURA)).min().map_or(1000, |d| d.max(0))
+        // Plain loops with the alignment test as a select (no iterator chain): the judges call
+        // this for every candidate target.
+        let mut best = u16::MAX;
+        for &f in &self.hubs {
+            best = best.min(cheb(p, f));
+        }
+        for &j in &self.junctions {
+            let d = if self.align[self.idx(j)] == obs_align::COGS { cheb(p, j) } else { u16::MAX };
+            best = best.min(d);
+        }
+        if best == u16::MAX {
+            1000
+        } else {
+            (i64::from(best) - i64::from(AURA)).max(0)
+        }
     }
 
     /// Whether p is a frontier: free with an unknown in-grid 4-neighbour.
