@@ -9,7 +9,7 @@
 
 use super::engine::{agent_id, apply_action, finish_step, TrolleyAction};
 use super::events::{Event, EventSink, NoEvents};
-use super::policies::{self, Debater, LlmCall, Policy, Reason, Template, Templates};
+use super::policies::{self, Debater, Drawn, LlmCall, Policy, Reason, Template, Templates};
 use super::record::{self, Tally, TrajectoryHash, BUCKETS, OUTCOMES, STAT_KEYS};
 use super::replay::{self, ActionLog, ReplayLog};
 use super::scenario::{Scenario, SCENARIOS};
@@ -214,7 +214,7 @@ impl Step<'_, '_> {
                 if let Some(log) = self.log.as_deref_mut() {
                     let (action, reason) = (
                         TrolleyAction::Argue { text: t.text.clone() },
-                        Reason::Argued { strong: t.strong, template: t.index },
+                        Drawn::Argued { strong: t.strong, template: t.index }.reason(),
                     );
                     log.action(ActionLog { phase: self.phase, seat, action, reason, invalid: None });
                 }
@@ -224,7 +224,7 @@ impl Step<'_, '_> {
                 self.state.add_skip(idx, seat, SkipCause::Agent, self.sink);
                 self.hash.action(code, seat, TrolleyAction::SKIP.hash_code(), None);
                 if let Some(log) = self.log.as_deref_mut() {
-                    let (action, reason) = (TrolleyAction::SKIP, Reason::Skipped);
+                    let (action, reason) = (TrolleyAction::SKIP, Drawn::Skipped.reason());
                     log.action(ActionLog { phase: self.phase, seat, action, reason, invalid: None });
                 }
             }

@@ -149,8 +149,8 @@ impl Debater {
 
     /// The operator's decision from the summed argument weights of each side.
     pub fn decide(&self, w_majority: f64, w_minority: f64, rng: &mut Stream) -> (Decision, Reason) {
-        let (decision, p) = self.draw_decision(w_majority, w_minority, rng);
-        (decision, Reason::Decided { rule: self.params.operator, w_majority, w_minority, p })
+        let (decision, drawn) = self.decide_drawn(w_majority, w_minority, rng);
+        (decision, drawn.reason())
     }
 
     /// [`Debater::decide`] with its reason left as the [`Drawn`] figures: what the engine calls
@@ -199,20 +199,20 @@ pub struct Template {
     pub text: &'static ArgText,
 }
 
-/// What a debater's choice was based on: the scripted [`Reason`]s, as plain figures (no drop,
-/// no allocation), turned into a [`Reason`] only for a replay.
+/// What a scripted choice was based on, as plain figures (no drop, no allocation): the engine
+/// keeps these and makes a [`Reason`] of them only for a replay.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Drawn {
-    /// [`Reason::Skipped`].
+    /// chance(skip) came up.
     Skipped,
-    /// [`Reason::Argued`].
+    /// Argued with template `template` of the weak or strong family.
     Argued {
         /// Strong family.
         strong: bool,
         /// Index in the family.
         template: usize,
     },
-    /// [`Reason::Decided`].
+    /// The operator rule and the figures it used.
     Decided {
         /// The rule.
         rule: OperatorRule,
@@ -223,18 +223,31 @@ pub enum Drawn {
         /// The probability of `save_majority`, for the random rules.
         p: Option<f64>,
     },
-    /// [`Reason::Idle`].
+    /// Asked outside its turn (never by the engine).
     Idle,
 }
 
 impl Drawn {
     /// The reason these figures stand for.
     pub fn reason(self) -> Reason {
+        Reason::Scripted(self)
+    }
+
+    /// The replay's `reasoning` text.
+    pub fn describe(&self) -> String {
         match self {
-            Drawn::Skipped => Reason::Skipped,
-            Drawn::Argued { strong, template } => Reason::Argued { strong, template },
-            Drawn::Decided { rule, w_majority, w_minority, p } => Reason::Decided { rule, w_majority, w_minority, p },
-            Drawn::Idle => Reason::Idle,
+            Drawn::Skipped => "skip drawn".into(),
+            Drawn::Argued { strong, template } => {
+                format!("{} template {template}", if *strong { "strong" } else { "weak" })
+            }
+            Drawn::Decided { rule, w_majority, w_minority, p } => {
+                let mut s = format!("{}: W_maj = {w_majority}, W_min = {w_minority}", rule.as_str());
+                if let Some(p) = p {
+                    s.push_str(&format!(", p(save_majority) = {p}"));
+                }
+                s
+            }
+            Drawn::Idle => "not this agent's turn".into(),
         }
     }
 }

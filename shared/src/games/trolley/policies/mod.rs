@@ -105,28 +105,8 @@ pub fn parse(seat: usize, spec: &Spec) -> Result<DebaterParams, JobError> {
 /// Why a policy chose what it chose (rendered as the replay's `reasoning` only when asked).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Reason {
-    /// chance(skip) came up.
-    Skipped,
-    /// Argued with template `template` of the weak or strong family.
-    Argued {
-        /// Strong family.
-        strong: bool,
-        /// Index in the family.
-        template: usize,
-    },
-    /// The operator rule and the figures it used.
-    Decided {
-        /// The rule.
-        rule: OperatorRule,
-        /// Summed weight of the majority's arguments.
-        w_majority: f64,
-        /// Summed weight of the minority's arguments.
-        w_minority: f64,
-        /// The probability of `save_majority`, for the random rules.
-        p: Option<f64>,
-    },
-    /// Asked outside its turn (never by the engine).
-    Idle,
+    /// A scripted choice: the figures it was drawn with.
+    Scripted(Drawn),
     /// An `llm` seat's model chose; its `reasoning` (cut to 2000 characters, empty if none).
     Model(String),
     /// An `llm` seat spent its attempts; its fallback policy chose, for this reason.
@@ -137,18 +117,7 @@ impl Reason {
     /// The replay's `reasoning` text.
     pub fn describe(&self) -> String {
         match self {
-            Reason::Skipped => "skip drawn".into(),
-            Reason::Argued { strong, template } => {
-                format!("{} template {template}", if *strong { "strong" } else { "weak" })
-            }
-            Reason::Decided { rule, w_majority, w_minority, p } => {
-                let mut s = format!("{}: W_maj = {w_majority}, W_min = {w_minority}", rule.as_str());
-                if let Some(p) = p {
-                    s.push_str(&format!(", p(save_majority) = {p}"));
-                }
-                s
-            }
-            Reason::Idle => "not this agent's turn".into(),
+            Reason::Scripted(drawn) => drawn.describe(),
             Reason::Model(reasoning) if reasoning.is_empty() => "model (no reasoning given)".into(),
             Reason::Model(reasoning) => reasoning.clone(),
             Reason::LlmFallback(inner) => format!("llm attempts spent; fallback {}", inner.describe()),

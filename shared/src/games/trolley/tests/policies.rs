@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::games::trolley::policies::debater::persuadable_p;
-use crate::games::trolley::policies::{parse, Debater, DebaterParams, OperatorRule, Reason, Templates};
+use crate::games::trolley::policies::{parse, Debater, DebaterParams, Drawn, OperatorRule, Templates};
 use crate::seeding::Stream;
 
 fn params(s: &str) -> Result<DebaterParams, crate::protocol::JobError> {
@@ -53,13 +53,13 @@ fn side_draws_are_skip_then_persuasion_then_index() {
         let mut mirror = Stream::agent(seed, 1);
         let (action, reason) = d.argue(Side::Minority, 1, &mut rng);
         if mirror.unit() < 0.1 {
-            assert_eq!((action, reason), (TrolleyAction::SKIP, Reason::Skipped));
+            assert_eq!((action, reason), (TrolleyAction::SKIP, Drawn::Skipped.reason()));
         } else {
             let strong = mirror.unit() < 0.5;
             let family = templates.family(Side::Minority, 1, strong);
             let i = mirror.index(family.len());
             assert_eq!(action, TrolleyAction::Argue { text: family[i].clone() });
-            assert_eq!(reason, Reason::Argued { strong, template: i });
+            assert_eq!(reason, Drawn::Argued { strong, template: i }.reason());
         }
         // Both streams are at the same position afterwards.
         assert_eq!(rng.next_u64(), mirror.next_u64());

@@ -12,7 +12,7 @@ use super::super::engine::TrolleyAction;
 use super::super::observation::observation;
 use super::super::state::TrolleyState;
 use super::super::vocab::Phase;
-use super::{Debater, Reason, Templates};
+use super::{Debater, Drawn, Reason, Templates};
 use crate::llm::{CallRecord, LlmClient, LlmStats};
 use crate::protocol::JobError;
 use crate::seeding::Stream;
@@ -124,7 +124,7 @@ impl LlmPolicy {
     pub fn act(&mut self, state: &TrolleyState, seat: usize, rng: &mut Stream) -> (TrolleyAction, Reason) {
         let obs = observation(state, seat);
         let Some(phase) = obs.phase.filter(|_| !obs.legal.is_empty()) else {
-            return (TrolleyAction::SKIP, Reason::Idle);
+            return (TrolleyAction::SKIP, Drawn::Idle.reason());
         };
         let decision = self.stats.decisions;
         let log = self.keep_calls.then_some(&mut self.scratch);
