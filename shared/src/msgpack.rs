@@ -1,7 +1,8 @@
 //! MessagePack writers for the hand-written encoders of the hot path (a result's records and
 //! their typed stats): each writes the shortest form, the bytes `rmp::encode` (and so
 //! `rmp_serde`) writes for the value, with the one-byte forms (small integers, short strings,
-//! short arrays and maps) as a single push instead of a call through `rmp`'s writer trait.
+//! short arrays and maps) as a single push instead of a call through `rmp`'s writer trait, and
+//! constant keys ([`fixstr!`]) as one copy of bytes built at compile time.
 //! The tests below compare every form with `rmp`'s around each boundary.
 
 /// Writing into a `Vec` cannot fail.
@@ -20,6 +21,32 @@ pub fn str(out: &mut Vec<u8>, s: &str) {
     }
 }
 
+/// The bytes of [`str`] of a string known at compile time and shorter than 32 bytes (a fixstr:
+/// its marker byte, then the string), for [`fixstr!`]. `N` must be its length + 1.
+pub const fn fixstr_bytes<const N: usize>(s: &str) -> [u8; N] {
+    let b = s.as_bytes();
+    assert!(b.len() < 32 && N == b.len() + 1, "a fixstr is a marker byte and fewer than 32 bytes");
+    let mut out = [0u8; N];
+    out[0] = 0xa0 | b.len() as u8;
+    let mut i = 0;
+    while i < b.len() {
+        out[i + 1] = b[i];
+        i += 1;
+    }
+    out
+}
+
+/// `fixstr!(KEY)`: the MessagePack of a constant string (a map key), built at compile time, as a
+/// `&'static [u8; N]`. Appending it is one copy of a known size, where [`str`] is a push and a
+/// copy, each with its own capacity test: the keys are most of a record's bytes.
+macro_rules! fixstr {
+    ($s:expr) => {{
+        const BYTES: [u8; $s.len() + 1] = $crate::msgpack::fixstr_bytes($s);
+        &BYTES
+    }};
+}
+pub(crate) use fixstr;
+
 /// An unsigned integer in its shortest form (positive fixint below 128).
 #[inline]
 pub fn uint(out: &mut Vec<u8>, v: u64) {
@@ -37,6 +64,21 @@ pub fn f64(out: &mut Vec<u8>, v: f64) {
     out.extend_from_slice(&v.to_bits().to_be_bytes());
 }
 
+/// An optional float: nil for `None` (what `rmp_serde` writes for an `Option`), else [`f64`].
+#[inline]
+pub fn option_f64(out: &mut Vec<u8>, v: Option<f64>) {
+    match v {
+        Some(v) => f64(out, v),
+        None => nil(out),
+    }
+}
+
+/// Nil (what `rmp_serde` writes for `None` and `()`).
+#[inline]
+pub fn nil(out: &mut Vec<u8>) {
+    out.push(0xc0);
+}
+
 /// A boolean.
 #[inline]
 pub fn bool(out: &mut Vec<u8>, v: bool) {
@@ -44,7 +86,7 @@ pub fn bool(out: &mut Vec<u8>, v: bool) {
 }
 
 /// An array header (fixarray below 16 elements).
-#[inline]
+#[inline(always)]
 pub fn array_len(out: &mut Vec<u8>, n: usize) {
     if n < 16 {
         out.push(0x90 | n as u8);
@@ -54,7 +96,7 @@ pub fn array_len(out: &mut Vec<u8>, n: usize) {
 }
 
 /// A map header (fixmap below 16 entries).
-#[inline]
+#[inline(always)]
 pub fn map_len(out: &mut Vec<u8>, n: usize) {
     if n < 16 {
         out.push(0x80 | n as u8);
@@ -90,6 +132,13 @@ mod tests {
         }
         for v in [false, true] {
             assert_eq!(rmp(|o| bool(o, v)), rmp_serde::to_vec(&v).unwrap());
+        }
+        assert_eq!(fixstr!("seed"), &rmp(|o| str(o, "seed"))[..]);
+        assert_eq!(fixstr!(""), &rmp(|o| str(o, ""))[..]);
+        const LONGEST: &str = "0123456789abcdef0123456789abcde";
+        assert_eq!(fixstr!(LONGEST), &rmp(|o| written(rmp::encode::write_str(o, LONGEST)))[..]);
+        for v in [None, Some(0.25), Some(f64::NAN)] {
+            assert_eq!(rmp(|o| option_f64(o, v)), rmp_serde::to_vec(&v).unwrap(), "{v:?}");
         }
     }
 }

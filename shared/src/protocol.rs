@@ -369,7 +369,7 @@ fn encode_result(result: &JobResult) -> Vec<u8> {
         summary,
         error,
     } = result;
-    let mut out = Vec::with_capacity(256 + records.len() * 256);
+    let mut out = Vec::with_capacity(1024);
     head(&mut out, 12 + usize::from(summary.is_some()), true);
     field(&mut out, "protocol_version", protocol_version);
     field(&mut out, "sweep", sweep);
@@ -383,31 +383,38 @@ fn encode_result(result: &JobResult) -> Vec<u8> {
     field(&mut out, "replays", replays);
     rmp::encode::write_str(&mut out, "records").expect("writing to a Vec cannot fail");
     head(&mut out, records.len(), false);
-    for record in records {
+    let records_start = out.len();
+    for (i, record) in records.iter().enumerate() {
+        if i == 1 {
+            // The records of a job are alike in size (250 bytes to 1 KB by game): room for the
+            // rest at once, instead of doubling (and copying) the buffer as it fills.
+            let first = out.len() - records_start;
+            out.reserve(first.saturating_add(first / 4).saturating_mul(records.len() - 1));
+        }
         let EpisodeRecord { seed, outcome, length, truncated, team_reward, agent_rewards, trajectory_hash, stats } =
             record;
         // The record's fields written directly, as `rmp_serde` writes them (`crate::msgpack`):
         // a record is ~250 bytes, and a serializer per field cost most of the encoding's time.
         use crate::msgpack as mp;
         mp::map_len(&mut out, 8);
-        mp::str(&mut out, "seed");
+        out.extend_from_slice(mp::fixstr!("seed"));
         mp::uint(&mut out, *seed);
-        mp::str(&mut out, "outcome");
+        out.extend_from_slice(mp::fixstr!("outcome"));
         mp::str(&mut out, outcome);
-        mp::str(&mut out, "length");
+        out.extend_from_slice(mp::fixstr!("length"));
         mp::uint(&mut out, u64::from(*length));
-        mp::str(&mut out, "truncated");
+        out.extend_from_slice(mp::fixstr!("truncated"));
         mp::bool(&mut out, *truncated);
-        mp::str(&mut out, "team_reward");
+        out.extend_from_slice(mp::fixstr!("team_reward"));
         mp::f64(&mut out, *team_reward);
-        mp::str(&mut out, "agent_rewards");
+        out.extend_from_slice(mp::fixstr!("agent_rewards"));
         mp::array_len(&mut out, agent_rewards.len());
         for &r in agent_rewards {
             mp::f64(&mut out, r);
         }
-        mp::str(&mut out, "trajectory_hash");
+        out.extend_from_slice(mp::fixstr!("trajectory_hash"));
         mp::str(&mut out, trajectory_hash);
-        mp::str(&mut out, "stats");
+        out.extend_from_slice(mp::fixstr!("stats"));
         stats.write_msgpack(&mut out);
     }
     if let Some(summary) = summary {

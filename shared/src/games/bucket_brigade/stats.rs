@@ -89,15 +89,15 @@ impl TypedStats for BucketBrigadeStats {
 
     fn write_msgpack(&self, out: &mut Vec<u8>) {
         msgpack::map_len(out, STAT_KEYS.len());
-        msgpack::str(out, STAT_KEYS[0]);
+        out.extend_from_slice(msgpack::fixstr!(STAT_KEYS[0]));
         msgpack::str(out, self.termination_reason);
-        msgpack::str(out, STAT_KEYS[1]);
+        out.extend_from_slice(msgpack::fixstr!(STAT_KEYS[1]));
         msgpack::uint(out, u64::from(self.houses_saved));
-        msgpack::str(out, STAT_KEYS[2]);
+        out.extend_from_slice(msgpack::fixstr!(STAT_KEYS[2]));
         msgpack::uint(out, u64::from(self.houses_ruined));
-        msgpack::str(out, STAT_KEYS[3]);
+        out.extend_from_slice(msgpack::fixstr!(STAT_KEYS[3]));
         self.agent_work_nights.write_msgpack(out);
-        msgpack::str(out, STAT_KEYS[4]);
+        out.extend_from_slice(msgpack::fixstr!(STAT_KEYS[4]));
         self.agent_lies.write_msgpack(out);
     }
 }

@@ -10,8 +10,10 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use super::agent::{AgentId, MAX_AGENTS};
+use super::record::STAT_KEYS;
 use super::rules::RuleViolation;
 use crate::llm::LlmStats;
+use crate::msgpack as mp;
 use crate::stats::{self, StatsMap, TypedStats};
 
 /// One `&'static str` per seat (the roles), held inline.
@@ -137,7 +139,91 @@ impl TypedStats for DeceptionStats {
         stats::map_of(self)
     }
 
+    /// Written field by field (`crate::msgpack`): through `rmp_serde`, a record's stats cost
+    /// more to encode than a quarter of the episode that produced them.
     fn write_msgpack(&self, out: &mut Vec<u8>) {
-        stats::write_msgpack_of(self, out);
+        mp::map_len(out, STAT_KEYS.len());
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[0]));
+        mp::str(out, self.reason);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[1]));
+        mp::array_len(out, self.roles.as_slice().len());
+        for role in self.roles.as_slice() {
+            mp::str(out, role);
+        }
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[2]));
+        mp::array_len(out, self.ejections.len());
+        for e in &self.ejections {
+            e.write_msgpack(out);
+        }
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[3]));
+        mp::uint(out, self.crewmates_ejected);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[4]));
+        mp::uint(out, self.imposters_ejected);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[5]));
+        mp::uint(out, self.no_ejection_ticks);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[6]));
+        mp::option_f64(out, self.vote_accuracy);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[7]));
+        mp::option_f64(out, self.imposter_survival);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[8]));
+        mp::uint(out, self.discussion_turns);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[9]));
+        mp::uint(out, self.votes_proposed);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[10]));
+        mp::array_len(out, self.invalid_actions.len());
+        for &n in &self.invalid_actions {
+            mp::uint(out, n);
+        }
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[11]));
+        let occurred = || RuleViolation::KINDS.iter().zip(self.invalid_by_kind.0).filter(|(_, n)| *n > 0);
+        mp::map_len(out, occurred().count());
+        for (kind, n) in occurred() {
+            mp::str(out, kind);
+            mp::uint(out, n);
+        }
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[12]));
+        if self.llm.0.is_empty() {
+            mp::map_len(out, 0);
+        } else {
+            // Only `llm` seats have these, whose episodes are bound by the model's answers.
+            stats::write_msgpack_of(&self.llm, out);
+        }
+    }
+}
+
+/// The decimal digits of `n`: `digits[from..]`.
+fn decimal(mut n: u32) -> ([u8; 10], usize) {
+    let mut digits = [0u8; 10];
+    let mut from = digits.len();
+    loop {
+        from -= 1;
+        digits[from] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return (digits, from);
+        }
+    }
+}
+
+impl Ejection {
+    /// The named-field MessagePack of this ejection, as its `Serialize` writes it.
+    fn write_msgpack(&self, out: &mut Vec<u8>) {
+        mp::map_len(out, 4);
+        out.extend_from_slice(mp::fixstr!("tick"));
+        mp::uint(out, u64::from(self.tick));
+        out.extend_from_slice(mp::fixstr!("agent"));
+        if self.agent.0 == AgentId::UNKNOWN {
+            out.extend_from_slice(mp::fixstr!("agent_unknown"));
+        } else {
+            // `agent_{n}` (`AgentId`'s Display): at most 16 bytes, a fixstr.
+            let (digits, from) = decimal(self.agent.0 .0);
+            out.push(0xa0 | (6 + digits.len() - from) as u8);
+            out.extend_from_slice(b"agent_");
+            out.extend_from_slice(&digits[from..]);
+        }
+        out.extend_from_slice(mp::fixstr!("role"));
+        mp::str(out, self.role);
+        out.extend_from_slice(mp::fixstr!("votes"));
+        mp::uint(out, u64::from(self.votes));
     }
 }

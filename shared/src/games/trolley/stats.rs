@@ -9,8 +9,10 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 
 use super::error::TrolleyError;
+use super::record::STAT_KEYS;
 use super::seats::{SeatSet, MAX_AGENTS};
 use crate::llm::LlmStats;
+use crate::msgpack as mp;
 use crate::stats::{self, StatsMap, TypedStats};
 
 /// One value per seat, held inline.
@@ -152,7 +154,83 @@ impl TypedStats for TrolleyStats {
         stats::map_of(self)
     }
 
+    /// Written field by field (`crate::msgpack`): through `rmp_serde`, a record's stats (a map
+    /// per round) cost a quarter of the episode that produced them to encode.
     fn write_msgpack(&self, out: &mut Vec<u8>) {
-        stats::write_msgpack_of(self, out);
+        fn per_agent(out: &mut Vec<u8>, key: &[u8], values: &PerAgent) {
+            out.extend_from_slice(key);
+            mp::array_len(out, values.as_slice().len());
+            for &v in values.as_slice() {
+                mp::uint(out, u64::from(v));
+            }
+        }
+        mp::map_len(out, STAT_KEYS.len());
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[0]));
+        mp::array_len(out, self.rounds.len());
+        for round in &self.rounds {
+            round.write_msgpack(out);
+        }
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[1]));
+        mp::option_f64(out, self.save_majority_rate);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[2]));
+        mp::uint(out, u64::from(self.minority_saved));
+        per_agent(out, mp::fixstr!(STAT_KEYS[3]), &self.rounds_as_operator);
+        per_agent(out, mp::fixstr!(STAT_KEYS[4]), &self.rounds_as_majority);
+        per_agent(out, mp::fixstr!(STAT_KEYS[5]), &self.rounds_as_minority);
+        per_agent(out, mp::fixstr!(STAT_KEYS[6]), &self.times_saved);
+        per_agent(out, mp::fixstr!(STAT_KEYS[7]), &self.saved_in_minority);
+        per_agent(out, mp::fixstr!(STAT_KEYS[8]), &self.invalid_actions);
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[9]));
+        let occurred = || TrolleyError::KINDS.iter().zip(self.invalid_by_kind.0).filter(|(_, n)| *n > 0);
+        mp::map_len(out, occurred().count());
+        for (kind, n) in occurred() {
+            mp::str(out, kind);
+            mp::uint(out, u64::from(n));
+        }
+        out.extend_from_slice(mp::fixstr!(STAT_KEYS[10]));
+        if self.llm.0.is_empty() {
+            mp::map_len(out, 0);
+        } else {
+            // Only `llm` seats have these, whose episodes are bound by the model's answers.
+            stats::write_msgpack_of(&self.llm, out);
+        }
+    }
+}
+
+impl RoundStat {
+    /// The named-field MessagePack of this round, as its `Serialize` writes it.
+    fn write_msgpack(&self, out: &mut Vec<u8>) {
+        fn seats(out: &mut Vec<u8>, set: SeatSet) {
+            mp::array_len(out, set.len());
+            for seat in set.iter() {
+                mp::uint(out, seat as u64);
+            }
+        }
+        fn phases(out: &mut Vec<u8>, counts: &[u32; 3]) {
+            mp::array_len(out, 3);
+            for &c in counts {
+                mp::uint(out, u64::from(c));
+            }
+        }
+        mp::map_len(out, 8);
+        out.extend_from_slice(mp::fixstr!("number"));
+        mp::uint(out, u64::from(self.number));
+        out.extend_from_slice(mp::fixstr!("operator"));
+        mp::uint(out, u64::from(self.operator));
+        out.extend_from_slice(mp::fixstr!("majority"));
+        seats(out, self.majority);
+        out.extend_from_slice(mp::fixstr!("minority"));
+        seats(out, self.minority);
+        out.extend_from_slice(mp::fixstr!("decision"));
+        match self.decision {
+            Some(d) => mp::str(out, d),
+            None => mp::nil(out),
+        }
+        out.extend_from_slice(mp::fixstr!("fallback"));
+        mp::bool(out, self.fallback);
+        out.extend_from_slice(mp::fixstr!("args_majority"));
+        phases(out, &self.args_majority);
+        out.extend_from_slice(mp::fixstr!("args_minority"));
+        phases(out, &self.args_minority);
     }
 }

@@ -47,6 +47,9 @@ fn every_field_kind_serializes_like_its_map() {
         ejections: vec![
             Ejection { tick: 0, agent: AgentName(AgentId::seat(9)), role: "crewmate", votes: 70_000 },
             Ejection { tick: u32::MAX, agent: AgentName(AgentId::UNKNOWN), role: "imposter", votes: 0 },
+            Ejection { tick: 1, agent: AgentName(AgentId::seat(0)), role: "crewmate", votes: 128 },
+            Ejection { tick: 2, agent: AgentName(AgentId::seat(10)), role: "imposter", votes: 1 },
+            Ejection { tick: 3, agent: AgentName(AgentId(u32::MAX - 1)), role: "imposter", votes: 65_536 },
         ],
         crewmates_ejected: 1,
         imposters_ejected: 1 << 40,

@@ -9,10 +9,14 @@ use crate::stats::Stats;
 
 use super::*;
 
-/// MessagePack and JSON of the typed stats equal those of the map they read as.
+/// MessagePack (serde's and the result encoder's) and JSON of the typed stats equal those of
+/// the map they read as.
 fn assert_same_bytes(stats: &Stats) {
-    assert!(stats.as_typed().is_some(), "typed stats");
+    let typed = stats.as_typed().expect("typed stats");
     let map = (**stats).clone();
+    let mut written = Vec::new();
+    typed.write_msgpack(&mut written);
+    assert_eq!(written, encode(&map), "MessagePack of {map:?}");
     assert_eq!(encode(stats), encode(&map), "MessagePack of {map:?}");
     assert_eq!(serde_json::to_string(stats).unwrap(), serde_json::to_string(&map).unwrap());
     let back: Stats = crate::protocol::decode(&encode(stats)).unwrap();
