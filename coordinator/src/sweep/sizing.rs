@@ -1,5 +1,5 @@
 //! Collect modes and job sizes: the default episodes per job of a cell that collects summaries
-//! (about a second of play), and `--collect`, which turns a parsed sweep into the sweep a file
+//! (a fraction of a second of play), and `--collect`, which turns a parsed sweep into the sweep a file
 //! saying so would be.
 
 use simfleet::protocol::Collect;
@@ -8,11 +8,11 @@ use simfleet::{GameKind, Spec};
 use super::Sweep;
 
 /// How many times the records-mode default episodes per job a summary job carries, per game:
-/// about one second of play on one core (docs/sweeps.md, "Episodes per job"). The records-mode
-/// defaults are sized to 10–250 ms of playing, encoding and publishing each episode's record
-/// (BENCHMARKS.md, "Sizing inputs"); a summary job publishes one small aggregate, so its
-/// episodes cost only their play, and one second of them amortises the per-message cost of the
-/// fleet a hundredfold. A constant, not a calibration, so that the expansion and the sweep id
+/// about one second of play on one core when chosen, 0.1–0.3 s since issue 17's faster engines
+/// (docs/sweeps.md, "Episodes per job"). The records-mode defaults were sized to 10–250 ms of
+/// playing, encoding and publishing each episode's record (BENCHMARKS.md, "Sizing inputs"); a
+/// summary job publishes one small aggregate, so its episodes cost only their play, and a
+/// hundred times as many of them amortise the per-message cost of the fleet a hundredfold. A constant, not a calibration, so that the expansion and the sweep id
 /// are the same on every machine.
 pub fn summary_scale(game: GameKind) -> u64 {
     match game {
