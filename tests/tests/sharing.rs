@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use simfleet_tests::jobs::{episodes_for, slow_job};
 use simfleet_tests::results::{collect_results, result_messages, result_order};
-use simfleet_tests::{connect, CoordinatorProcess, NatsServer, WorkerProcess};
+use simfleet_tests::{config_fixture, connect, CoordinatorProcess, NatsServer, WorkerProcess};
 
 use crate::fleet::{assert_same_records, Setup};
 
@@ -19,7 +19,9 @@ const TIMEOUT: Duration = Duration::from_secs(240);
 
 /// A sweep of `jobs` alike jobs (one cell: ten firefighters, episodes of at least 100 nights),
 /// each about `job_time` long on this machine. One cell, so that a sweep's jobs cost the same
-/// from its first to its last and counts of jobs measure shares of time.
+/// from its first to its last and counts of jobs measure shares of time. The tests' server
+/// takes results of up to 16 MB (`large_payload.conf`): a 300 ms job of these episodes is about
+/// 1.5 MB of records on a fast machine, over nats-server's default 1 MB.
 fn uniform_sweep(name: &str, jobs: u64, job_time: Duration) -> String {
     let per_job = episodes_for(slow_job, job_time);
     let team = ["\"firefighter\""; 10].join(", ");
@@ -72,7 +74,7 @@ fn overlap(order: &[String], a: &str, b: &str) -> (usize, usize) {
 /// Two sweeps of 80 jobs submitted together, the first with `share_a`: their results while both
 /// run, and their records checked against `coordinator run`.
 async fn two_sweeps(tag: &str, share_a: &str) -> (usize, usize) {
-    let server = NatsServer::start();
+    let server = NatsServer::start_with_config(config_fixture("large_payload.conf"));
     let url = server.client_url();
     let workers = [worker(&url), worker(&url)];
     let a = Setup::new(uniform_sweep(&format!("{tag}-a"), 80, Duration::from_millis(80)));
@@ -122,7 +124,7 @@ async fn shares_of_two_to_one_give_two_to_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_high_priority_sweep_overtakes_a_long_low_priority_one() {
-    let server = NatsServer::start();
+    let server = NatsServer::start_with_config(config_fixture("large_payload.conf"));
     let url = server.client_url();
     let (_client, js) = connect(&url).await;
     let (mut first, second) = (worker(&url), worker(&url));
@@ -163,7 +165,7 @@ async fn a_high_priority_sweep_overtakes_a_long_low_priority_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_class_change_mid_way_moves_the_fleet_and_loses_nothing() {
-    let server = NatsServer::start();
+    let server = NatsServer::start_with_config(config_fixture("large_payload.conf"));
     let url = server.client_url();
     let (_client, js) = connect(&url).await;
     let workers = [worker(&url), worker(&url)];
