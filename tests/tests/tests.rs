@@ -12,6 +12,8 @@ mod resubmit;
 mod one_writer;
 // Priorities and fair share between sweeps on one fleet.
 mod sharing;
+// A sweep whose results would be over the server's max_payload: refused before publishing.
+mod payload;
 // KEDA's trigger against a real server's /jsz: every sweep's backlog.
 mod keda;
 // The sweeps' consumers' limits: the deployment's, whoever creates them; workers set their own.

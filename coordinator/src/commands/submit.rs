@@ -17,6 +17,10 @@ use crate::sweep::Sweep;
 /// (the sweep's entry on the server records how far publishing got), so an interrupted submit
 /// is finished by running it again, and a finished sweep stays done. With --watch, then watch
 /// it.
+///
+/// Before publishing, each cell that collects records plays its first seeds (at most 200) to
+/// measure them: a sweep whose jobs' results would be over the server's max_payload (1 MB by
+/// default) is refused, naming the cells and the episodes_per_job that would fit.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep file (TOML; see examples/).

@@ -10,6 +10,7 @@
 //! - [`scan`]: which jobs of a sweep are answered (the results' message ids) or still queued.
 //! - [`settings`]: the layered connection settings; [`metrics`]: `/metrics` while `watch` runs.
 //! - [`output_lock`]: one writer per results file (`watch`, `results`).
+//! - [`payload`]: before publishing, whether each records cell's results fit `max_payload`.
 //! - [`setup`]: `coordinator setup`, the admin's creation (and change) of the topology.
 //! - [`priority`]: `coordinator priority`, a sweep's class and share while it runs.
 //!
@@ -29,6 +30,7 @@ pub mod dlq;
 pub mod failures;
 pub mod metrics;
 pub mod output_lock;
+pub mod payload;
 pub mod priority;
 pub mod results;
 pub mod scan;

@@ -15,6 +15,10 @@
 //! has neither a result nor a message in the queue, with a message id of its own (`.r<time>`)
 //! so the duplicate window does not drop it.
 //!
+//! Before publishing, each records cell is probed ([`payload`]): a sweep whose results would be
+//! over the server's `max_payload` is refused, naming the cells and the episodes per job that
+//! would fit, instead of being played and answered `invalid_job` job by job.
+//!
 //! Publishing is pipelined: up to [`ACKS_IN_FLIGHT`] publish acks are awaited at once, which is
 //! what makes tens of thousands of jobs per second possible over one connection. A submit
 //! interrupted by a JetStream outage (a server restarting, a leader election, a cluster without
@@ -36,7 +40,7 @@ use simfleet::topology::{
     job_subject, msg_id, result_subject, sweep_jobs_filter, Priority, PublishRecord, SweepEntry, SweepStatus,
 };
 
-use super::{scan, Fleet};
+use super::{payload, scan, Fleet};
 use crate::sweep::Sweep;
 
 /// Publish acks awaited at once, and jobs the publish record announces at a time (`up_to`).
@@ -91,6 +95,14 @@ pub async fn submit_with(
     mode: Mode,
     bar: &ProgressBar,
 ) -> anyhow::Result<SubmitReport> {
+    // Results that could never be published: refuse before a job goes out. Playing the probes
+    // blocks this task for a moment (tenths of a second for most sweeps), before anything else
+    // runs on the connection.
+    let max_payload = fleet.js.client().server_info().max_payload;
+    let over = payload::oversized(sweep, max_payload);
+    if !over.is_empty() {
+        return Err(payload::refusal(&over, max_payload));
+    }
     // Jobs published by attempts an outage interrupted: the next attempt finds them published.
     let mut earlier = 0;
     loop {

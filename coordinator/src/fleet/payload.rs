@@ -1,0 +1,140 @@
+//! Before a sweep is published: would each job's result fit in one NATS message?
+//!
+//! A records-mode result carries every episode's record, so its size is episodes per job ×
+//! bytes per record, and a result over the server's `max_payload` can never be published: the
+//! worker plays the job and then answers `invalid_job` (`seeds.count`), the core-hours spent for
+//! nothing. nats-server's default `max_payload` is 1 MB, and at the default job sizes some games'
+//! results are about that (deception `classic_5p1i`, 2,000 episodes: ≈ 1.0 MB) or over it
+//! (trolley `trio_3p`, 2,777 episodes: ≈ 1.9 MB); deploy/'s servers allow 8 MB. So `submit`
+//! measures each records cell before publishing: it plays the cell's first seeds (at most
+//! [`PROBE_EPISODES`]), encodes them as a worker would, scales the bytes to the cell's episodes
+//! per job, and refuses the sweep, naming the cell and the episodes per job that would fit, when
+//! a job's result would be over the limit. Summary cells send one small aggregate per job;
+//! cells with `llm` seats are not probed (playing them would call the model).
+
+use simfleet::llm::episodes::has_llm_seats;
+use simfleet::protocol::{self, Collect, SeedRange};
+use simfleet::{run_job, RunEnv};
+
+use crate::sweep::Sweep;
+
+/// Episodes played per cell to measure its records: enough that the mean bytes per record is
+/// within about a percent of a whole job's (records differ by a few percent between episodes).
+pub const PROBE_EPISODES: u64 = 200;
+
+/// The share of `max_payload` a job's estimated result may fill. The estimate is a mean over the
+/// probe: a record's size varies by a few percent (longer episodes, more ejections), which over
+/// hundreds of episodes averages out to a fraction of a percent of a job's result.
+pub const HEADROOM: f64 = 0.99;
+
+/// A cell whose jobs' results would not fit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Oversized {
+    /// Its position in the sweep's cells (0-based).
+    pub cell: usize,
+    /// `game scenario × policy set`.
+    pub label: String,
+    /// Its episodes per job.
+    pub episodes_per_job: u64,
+    /// The estimated bytes of one job's result.
+    pub estimate: u64,
+    /// The most episodes per job whose result would fit.
+    pub fitting: u64,
+}
+
+/// The records cells of `sweep` whose jobs' results would be over `max_payload` bytes (none
+/// when `max_payload` is 0, unknown).
+pub fn oversized(sweep: &Sweep, max_payload: usize) -> Vec<Oversized> {
+    let limit = max_payload as f64 * HEADROOM;
+    let mut over = Vec::new();
+    if max_payload == 0 {
+        return over;
+    }
+    for (i, cell) in sweep.cells.iter().enumerate() {
+        let Some(mut probe) = sweep.job(cell.first_job) else { continue };
+        if cell.collect != Collect::Records || has_llm_seats(&probe) {
+            continue;
+        }
+        let count = probe.seeds.count.min(PROBE_EPISODES);
+        probe.seeds = SeedRange { start: probe.seeds.start, count };
+        let result = run_job(&probe, &RunEnv::default());
+        if result.error.is_some() {
+            // The worker will answer the same typed error; nothing to estimate.
+            continue;
+        }
+        let per_episode = protocol::encode(&result).len() as f64 / count as f64;
+        let estimate = per_episode * cell.episodes_per_job as f64;
+        if estimate > limit {
+            over.push(Oversized {
+                cell: i,
+                label: format!("{} {} × {}", cell.game.as_str(), cell.scenario, cell.policy_set.name),
+                episodes_per_job: cell.episodes_per_job,
+                estimate: estimate as u64,
+                fitting: ((limit / per_episode) as u64).max(1),
+            });
+        }
+    }
+    over
+}
+
+/// The error `submit` gives for [`oversized`] cells: each cell, its estimate and the episodes
+/// per job that would fit, and the two other ways out.
+pub fn refusal(over: &[Oversized], max_payload: usize) -> anyhow::Error {
+    let mut message = format!(
+        "{} cell(s) of this sweep would have results over the NATS server's max_payload of {max_payload} bytes, \
+         which workers cannot publish (they would play each job and answer invalid_job):",
+        over.len()
+    );
+    for o in over {
+        message.push_str(&format!(
+            "\n  cell {} ({}): {} episodes per job ≈ {} bytes of records; episodes_per_job = {} would fit",
+            o.cell + 1,
+            o.label,
+            o.episodes_per_job,
+            o.estimate,
+            o.fitting
+        ));
+    }
+    message.push_str(
+        "\nSet episodes_per_job in the sweep file (at the top or in the cell), collect summaries \
+         (collect = \"summary\" or --collect summary), or raise max_payload in the server's config \
+         (deploy/k8s/base/nats.conf sets 8MB). Nothing was published.",
+    );
+    anyhow::anyhow!(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn trio(collect: &str) -> Sweep {
+        let text = format!(
+            "name = \"p\"\nseeds = {{ start = 0, count = 5554 }}\ncollect = \"{collect}\"\n\n[[cells]]\n\
+             game = \"trolley\"\nscenarios = [\"trio_3p\"]\n[cells.policy_sets]\n\
+             persuadables = [\"persuadable\", \"persuadable\", \"persuadable\"]\n"
+        );
+        Sweep::parse(&text, "p.toml").unwrap()
+    }
+
+    #[test]
+    fn a_records_cell_over_the_limit_is_named_with_the_episodes_that_fit() {
+        let over = oversized(&trio("records"), 1 << 20);
+        assert_eq!(over.len(), 1, "{over:?}");
+        let o = &over[0];
+        assert_eq!((o.cell, o.episodes_per_job, o.label.as_str()), (0, 2777, "trolley trio_3p × persuadables"));
+        assert!(o.estimate > 1 << 20 && (1000..2777).contains(&o.fitting), "{o:?}");
+        // The estimate scales: `fitting` episodes fill the room HEADROOM leaves, no more.
+        let per_episode = o.estimate as f64 / 2777.0;
+        assert!(o.fitting as f64 * per_episode <= HEADROOM * f64::from(1 << 20));
+        assert!((o.fitting + 2) as f64 * per_episode > HEADROOM * f64::from(1 << 20));
+        let message = refusal(&over, 1 << 20).to_string();
+        assert!(message.contains("episodes_per_job = ") && message.contains("Nothing was published."), "{message}");
+    }
+
+    #[test]
+    fn summaries_a_larger_limit_and_an_unknown_one_pass() {
+        assert_eq!(oversized(&trio("summary"), 1 << 20), vec![]);
+        assert_eq!(oversized(&trio("records"), 16 << 20), vec![]);
+        assert_eq!(oversized(&trio("records"), 0), vec![]);
+    }
+}
