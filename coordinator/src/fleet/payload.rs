@@ -7,10 +7,11 @@
 //! results are about that (deception `classic_5p1i`, 2,000 episodes: ≈ 1.0 MB) or over it
 //! (trolley `trio_3p`, 2,777 episodes: ≈ 1.9 MB); deploy/'s servers allow 8 MB. So `submit`
 //! measures each records cell before publishing: it plays the cell's first seeds (at most
-//! [`PROBE_EPISODES`]), encodes them as a worker would, scales the bytes to the cell's episodes
-//! per job, and refuses the sweep, naming the cell and the episodes per job that would fit, when
-//! a job's result would be over the limit. Summary cells send one small aggregate per job;
-//! cells with `llm` seats are not probed (playing them would call the model).
+//! [`PROBE_EPISODES`], and about [`PROBE_SECONDS`] of play), encodes them as a worker would,
+//! scales the bytes to the cell's episodes per job, and refuses the sweep, naming the cell and
+//! the episodes per job that would fit, when a job's result would be over the limit. Summary
+//! cells send one small aggregate per job; cells with `llm` seats are not probed (playing them
+//! would call the model).
 
 use simfleet::llm::episodes::has_llm_seats;
 use simfleet::protocol::{self, Collect, SeedRange};
@@ -18,9 +19,14 @@ use simfleet::{run_job, RunEnv};
 
 use crate::sweep::Sweep;
 
-/// Episodes played per cell to measure its records: enough that the mean bytes per record is
-/// within about a percent of a whole job's (records differ by a few percent between episodes).
+/// Episodes played per cell to measure its records, at most: enough that the mean bytes per
+/// record is within about a percent of a whole job's (records differ by a few percent between
+/// episodes).
 pub const PROBE_EPISODES: u64 = 200;
+
+/// Play time per cell the probe aims at: games whose episodes take milliseconds (CogsGuard) are
+/// measured on fewer episodes, so that a sweep of many such cells is not held up for long.
+pub const PROBE_SECONDS: f64 = 0.05;
 
 /// The share of `max_payload` a job's estimated result may fill. The estimate is a mean over the
 /// probe: a record's size varies by a few percent (longer episodes, more ejections), which over
@@ -55,12 +61,22 @@ pub fn oversized(sweep: &Sweep, max_payload: usize) -> Vec<Oversized> {
         if cell.collect != Collect::Records || has_llm_seats(&probe) {
             continue;
         }
-        let count = probe.seeds.count.min(PROBE_EPISODES);
-        probe.seeds = SeedRange { start: probe.seeds.start, count };
-        let result = run_job(&probe, &RunEnv::default());
+        // One episode first, to see what the probe may afford.
+        let start = probe.seeds.start;
+        probe.seeds = SeedRange { start, count: 1 };
+        let mut result = run_job(&probe, &RunEnv::default());
         if result.error.is_some() {
             // The worker will answer the same typed error; nothing to estimate.
             continue;
+        }
+        let affordable = (PROBE_SECONDS / result.elapsed_seconds.max(1e-6)) as u64;
+        let count = affordable.clamp(1, PROBE_EPISODES).min(cell.episodes_per_job);
+        if count > 1 {
+            probe.seeds = SeedRange { start, count };
+            result = run_job(&probe, &RunEnv::default());
+            if result.error.is_some() {
+                continue;
+            }
         }
         let per_episode = protocol::encode(&result).len() as f64 / count as f64;
         let estimate = per_episode * cell.episodes_per_job as f64;
