@@ -105,6 +105,18 @@ pub fn map_len(out: &mut Vec<u8>, n: usize) {
     }
 }
 
+/// A map from each name to its count, of the counts above zero only, in `names` order: how the
+/// games' invalid actions per kind are written (the kinds that occurred).
+#[inline(always)]
+pub fn nonzero_counts<T: Copy + Into<u64>>(out: &mut Vec<u8>, names: &[&str], counts: &[T]) {
+    let occurred = || names.iter().zip(counts).map(|(name, &n)| (name, n.into())).filter(|&(_, n)| n > 0);
+    map_len(out, occurred().count());
+    for (name, n) in occurred() {
+        str(out, name);
+        uint(out, n);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +153,9 @@ mod tests {
         for v in [None, Some(0.25), Some(f64::NAN)] {
             assert_eq!(rmp(|o| option_f64(o, v)), rmp_serde::to_vec(&v).unwrap(), "{v:?}");
         }
+        let names = ["a", "bb", "ccc", "dddd"];
+        let map: std::collections::BTreeMap<&str, u32> = [("bb", 300), ("dddd", 1)].into();
+        assert_eq!(rmp(|o| nonzero_counts(o, &names, &[0u32, 300, 0, 1])), rmp_serde::to_vec(&map).unwrap());
+        assert_eq!(rmp(|o| nonzero_counts(o, &names, &[0u64; 4])), rmp(|o| map_len(o, 0)));
     }
 }

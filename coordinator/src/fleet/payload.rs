@@ -15,7 +15,7 @@
 
 use simfleet::llm::episodes::has_llm_seats;
 use simfleet::protocol::{self, Collect, SeedRange};
-use simfleet::{run_job, RunEnv};
+use simfleet::{run_job, Job, RunEnv};
 
 use crate::sweep::Sweep;
 
@@ -57,28 +57,11 @@ pub fn oversized(sweep: &Sweep, max_payload: usize) -> Vec<Oversized> {
         return over;
     }
     for (i, cell) in sweep.cells.iter().enumerate() {
-        let Some(mut probe) = sweep.job(cell.first_job) else { continue };
+        let Some(probe) = sweep.job(cell.first_job) else { continue };
         if cell.collect != Collect::Records || has_llm_seats(&probe) {
             continue;
         }
-        // One episode first, to see what the probe may afford.
-        let start = probe.seeds.start;
-        probe.seeds = SeedRange { start, count: 1 };
-        let mut result = run_job(&probe, &RunEnv::default());
-        if result.error.is_some() {
-            // The worker will answer the same typed error; nothing to estimate.
-            continue;
-        }
-        let affordable = (PROBE_SECONDS / result.elapsed_seconds.max(1e-6)) as u64;
-        let count = affordable.clamp(1, PROBE_EPISODES).min(cell.episodes_per_job);
-        if count > 1 {
-            probe.seeds = SeedRange { start, count };
-            result = run_job(&probe, &RunEnv::default());
-            if result.error.is_some() {
-                continue;
-            }
-        }
-        let per_episode = protocol::encode(&result).len() as f64 / count as f64;
+        let Some(per_episode) = bytes_per_episode(probe, cell.episodes_per_job) else { continue };
         let estimate = per_episode * cell.episodes_per_job as f64;
         if estimate > limit {
             over.push(Oversized {
@@ -91,6 +74,23 @@ pub fn oversized(sweep: &Sweep, max_payload: usize) -> Vec<Oversized> {
         }
     }
     over
+}
+
+/// The encoded bytes per episode of `job`'s first seeds, as a worker would publish them: one
+/// episode first, to see how many [`PROBE_SECONDS`] afford, then that many. `None` when the job
+/// is refused (the worker answers the same typed error; nothing to estimate).
+fn bytes_per_episode(mut job: Job, episodes_per_job: u64) -> Option<f64> {
+    let start = job.seeds.start;
+    let mut play = |count| {
+        job.seeds = SeedRange { start, count };
+        let result = run_job(&job, &RunEnv::default());
+        result.error.is_none().then_some(result)
+    };
+    let first = play(1)?;
+    let count =
+        ((PROBE_SECONDS / first.elapsed_seconds.max(1e-6)) as u64).clamp(1, PROBE_EPISODES).min(episodes_per_job);
+    let result = if count > 1 { play(count)? } else { first };
+    Some(protocol::encode(&result).len() as f64 / count as f64)
 }
 
 /// The error `submit` gives for [`oversized`] cells: each cell, its estimate and the episodes

@@ -175,12 +175,7 @@ impl TypedStats for DeceptionStats {
             mp::uint(out, n);
         }
         out.extend_from_slice(mp::fixstr!(STAT_KEYS[11]));
-        let occurred = || RuleViolation::KINDS.iter().zip(self.invalid_by_kind.0).filter(|(_, n)| *n > 0);
-        mp::map_len(out, occurred().count());
-        for (kind, n) in occurred() {
-            mp::str(out, kind);
-            mp::uint(out, n);
-        }
+        mp::nonzero_counts(out, &RuleViolation::KINDS, &self.invalid_by_kind.0);
         out.extend_from_slice(mp::fixstr!(STAT_KEYS[12]));
         if self.llm.0.is_empty() {
             mp::map_len(out, 0);

@@ -182,12 +182,7 @@ impl TypedStats for TrolleyStats {
         per_agent(out, mp::fixstr!(STAT_KEYS[7]), &self.saved_in_minority);
         per_agent(out, mp::fixstr!(STAT_KEYS[8]), &self.invalid_actions);
         out.extend_from_slice(mp::fixstr!(STAT_KEYS[9]));
-        let occurred = || TrolleyError::KINDS.iter().zip(self.invalid_by_kind.0).filter(|(_, n)| *n > 0);
-        mp::map_len(out, occurred().count());
-        for (kind, n) in occurred() {
-            mp::str(out, kind);
-            mp::uint(out, u64::from(n));
-        }
+        mp::nonzero_counts(out, &TrolleyError::KINDS, &self.invalid_by_kind.0);
         out.extend_from_slice(mp::fixstr!(STAT_KEYS[10]));
         if self.llm.0.is_empty() {
             mp::map_len(out, 0);
