@@ -37,6 +37,31 @@ pub trait TypedStats: erased_serde::Serialize + fmt::Debug + Send + Sync + 'stat
     /// Appends the MessagePack of these stats (named fields), the bytes of [`TypedStats::to_map`]'s
     /// map.
     fn write_msgpack(&self, out: &mut Vec<u8>);
+
+    /// Calls `f` with each top-level stat that is a number in [`TypedStats::to_map`]'s map, in
+    /// its order, as `Value::as_f64` reads it (a non-finite float is `null` there, so not a
+    /// number): what a summary aggregates per episode ([`Stats::for_each_number`]). This
+    /// default builds the map; the games whose summaries are aggregated by the hundred thousand
+    /// per second read their fields instead (a test per game compares the two).
+    fn for_each_number(&self, f: &mut dyn FnMut(&str, f64)) {
+        for_each_number_of(&self.to_map(), f);
+    }
+
+    /// The prompt + completion tokens of the episode's `llm` seats, `None` without one: what
+    /// [`crate::aggregate::llm_tokens`] reads from the map's `llm` stat. This default builds the
+    /// map.
+    fn llm_tokens(&self) -> Option<u64> {
+        crate::aggregate::llm_tokens(self.to_map().get("llm"))
+    }
+}
+
+/// [`TypedStats::for_each_number`] of a map.
+fn for_each_number_of(map: &StatsMap, f: &mut dyn FnMut(&str, f64)) {
+    for (key, value) in map {
+        if let Some(v) = value.as_f64() {
+            f(key, v);
+        }
+    }
 }
 
 /// The map a typed stats value serializes to ([`TypedStats::to_map`]).
@@ -52,6 +77,18 @@ pub fn map_of<T: Serialize + ?Sized>(value: &T) -> StatsMap {
 pub fn write_msgpack_of<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
     // Into a Vec, with string keys only: cannot fail (see `protocol::encode`).
     rmp_serde::encode::write_named(out, value).expect("typed stats always encode");
+}
+
+/// For the games' tests: the numbers and `llm` tokens typed stats read from their fields equal
+/// those of their map, bit for bit and in order.
+#[cfg(test)]
+pub(crate) fn assert_numbers_like_map(typed: &dyn TypedStats) {
+    let map = typed.to_map();
+    let (mut from_map, mut from_fields) = (Vec::new(), Vec::new());
+    for_each_number_of(&map, &mut |k, v| from_map.push((k.to_owned(), v.to_bits())));
+    typed.for_each_number(&mut |k, v| from_fields.push((k.to_owned(), v.to_bits())));
+    assert_eq!(from_fields, from_map, "numbers of {map:?}");
+    assert_eq!(typed.llm_tokens(), crate::aggregate::llm_tokens(map.get("llm")), "llm tokens of {map:?}");
 }
 
 erased_serde::serialize_trait_object!(TypedStats);
@@ -89,6 +126,32 @@ impl Stats {
         match self.0 {
             Repr::Map(m) => m,
             Repr::Typed { typed, map } => map.into_inner().unwrap_or_else(|| typed.to_map()),
+        }
+    }
+
+    /// Calls `f` with each top-level stat that is a number, in the map's order, as
+    /// `Value::as_f64` reads it: the same as iterating the map, without building it for typed
+    /// stats (a trolley episode's map is ~250 JSON values, and building it per episode made a
+    /// job that collects a summary cost ten times its play).
+    pub fn for_each_number(&self, mut f: impl FnMut(&str, f64)) {
+        match &self.0 {
+            Repr::Map(m) => for_each_number_of(m, &mut f),
+            Repr::Typed { typed, map } => match map.get() {
+                Some(m) => for_each_number_of(m, &mut f),
+                None => typed.for_each_number(&mut f),
+            },
+        }
+    }
+
+    /// The prompt + completion tokens of the `llm` seats, `None` without one: the same as
+    /// [`crate::aggregate::llm_tokens`] of the map's `llm` stat, without building it.
+    pub fn llm_tokens(&self) -> Option<u64> {
+        match &self.0 {
+            Repr::Map(m) => crate::aggregate::llm_tokens(m.get("llm")),
+            Repr::Typed { typed, map } => match map.get() {
+                Some(m) => crate::aggregate::llm_tokens(m.get("llm")),
+                None => typed.llm_tokens(),
+            },
         }
     }
 

@@ -111,19 +111,16 @@ impl CellAggregate {
             m.add(*v, r.seed);
             self.histograms.agent_reward.record(*v);
         }
-        for (key, value) in r.stats.iter() {
-            if let Some(v) = value.as_f64() {
-                match self.stats.get_mut(key) {
-                    Some(m) => m.add(v, r.seed),
-                    None => {
-                        let mut m = Moments::default();
-                        m.add(v, r.seed);
-                        self.stats.insert(key.clone(), m);
-                    }
-                }
+        let stats = &mut self.stats;
+        r.stats.for_each_number(|key, v| match stats.get_mut(key) {
+            Some(m) => m.add(v, r.seed),
+            None => {
+                let mut m = Moments::default();
+                m.add(v, r.seed);
+                stats.insert(key.to_owned(), m);
             }
-        }
-        if let Some(t) = llm_tokens(r.stats.get("llm")) {
+        });
+        if let Some(t) = r.stats.llm_tokens() {
             self.llm_episodes += 1;
             self.llm_tokens += t;
         }

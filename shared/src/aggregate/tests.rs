@@ -167,3 +167,31 @@ proptest! {
         prop_assert!(close(forward.mean, backward.mean) || (forward.mean - backward.mean).abs() < 1e-12);
     }
 }
+
+#[test]
+fn typed_stats_aggregate_as_their_maps_do() {
+    // Typed stats are aggregated from their fields (`Stats::for_each_number`), maps (every
+    // decoded record) from their values: the same aggregate, exactly.
+    let cells: [(GameKind, &str, &[&str]); 4] = [
+        (GameKind::BucketBrigade, "default", &["random"; 4]),
+        (GameKind::Deception, "classic_5p1i", &["heuristic"; 5]),
+        (GameKind::Deception, "classic_5p1i?max_ticks=2", &["random"; 5]),
+        (GameKind::Trolley, "trio_3p", &["persuadable"; 3]),
+    ];
+    for (game, scenario, seats) in cells {
+        let result = played(game, scenario, seats, 0, 300);
+        assert!(result.records.iter().all(|r| r.stats.as_typed().is_some()), "{game:?} has typed stats");
+        let maps: Vec<_> = result
+            .records
+            .iter()
+            .map(|r| crate::protocol::EpisodeRecord {
+                stats: crate::stats::Stats::from(r.stats.clone().into_map()),
+                ..r.clone()
+            })
+            .collect();
+        let (typed, mapped) =
+            (CellAggregate::of_records(game, &result.records), CellAggregate::of_records(game, &maps));
+        assert!(!typed.stats.is_empty(), "{game:?} counts stats");
+        assert_eq!(typed, mapped, "{game:?} {scenario}");
+    }
+}

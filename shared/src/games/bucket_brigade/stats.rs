@@ -100,4 +100,13 @@ impl TypedStats for BucketBrigadeStats {
         out.extend_from_slice(msgpack::fixstr!(STAT_KEYS[4]));
         self.agent_lies.write_msgpack(out);
     }
+
+    fn for_each_number(&self, f: &mut dyn FnMut(&str, f64)) {
+        f(STAT_KEYS[1], f64::from(self.houses_saved));
+        f(STAT_KEYS[2], f64::from(self.houses_ruined));
+    }
+
+    fn llm_tokens(&self) -> Option<u64> {
+        None
+    }
 }

@@ -184,6 +184,24 @@ impl TypedStats for DeceptionStats {
             stats::write_msgpack_of(&self.llm, out);
         }
     }
+
+    fn for_each_number(&self, f: &mut dyn FnMut(&str, f64)) {
+        f(STAT_KEYS[3], self.crewmates_ejected as f64);
+        f(STAT_KEYS[4], self.imposters_ejected as f64);
+        f(STAT_KEYS[5], self.no_ejection_ticks as f64);
+        // A non-finite float is `null` in the map.
+        for (key, v) in [(STAT_KEYS[6], self.vote_accuracy), (STAT_KEYS[7], self.imposter_survival)] {
+            if let Some(v) = v.filter(|v| v.is_finite()) {
+                f(key, v);
+            }
+        }
+        f(STAT_KEYS[8], self.discussion_turns as f64);
+        f(STAT_KEYS[9], self.votes_proposed as f64);
+    }
+
+    fn llm_tokens(&self) -> Option<u64> {
+        (!self.llm.0.is_empty()).then(|| self.llm.0.iter().map(|(_, s)| s.prompt_tokens + s.completion_tokens).sum())
+    }
 }
 
 /// The decimal digits of `n`: `digits[from..]`.

@@ -191,6 +191,18 @@ impl TypedStats for TrolleyStats {
             stats::write_msgpack_of(&self.llm, out);
         }
     }
+
+    fn for_each_number(&self, f: &mut dyn FnMut(&str, f64)) {
+        // A non-finite float is `null` in the map.
+        if let Some(v) = self.save_majority_rate.filter(|v| v.is_finite()) {
+            f(STAT_KEYS[1], v);
+        }
+        f(STAT_KEYS[2], f64::from(self.minority_saved));
+    }
+
+    fn llm_tokens(&self) -> Option<u64> {
+        (!self.llm.0.is_empty()).then(|| self.llm.0.iter().map(|(_, s)| s.prompt_tokens + s.completion_tokens).sum())
+    }
 }
 
 impl RoundStat {

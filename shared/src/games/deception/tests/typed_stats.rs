@@ -13,6 +13,7 @@ use super::*;
 /// the map they read as.
 fn assert_same_bytes(stats: &Stats) {
     let typed = stats.as_typed().expect("typed stats");
+    crate::stats::assert_numbers_like_map(typed);
     let map = (**stats).clone();
     let mut written = Vec::new();
     typed.write_msgpack(&mut written);
@@ -60,8 +61,21 @@ fn every_field_kind_serializes_like_its_map() {
         votes_proposed: 2,
         invalid_actions: vec![0, 5, u64::MAX],
         invalid_by_kind: ByKind(by_kind),
-        llm: LlmBySeat(vec![(2, LlmStats { decisions: 3, ..LlmStats::default() }), (11, LlmStats::default())]),
+        llm: LlmBySeat(vec![
+            (2, LlmStats { decisions: 3, prompt_tokens: 1_200, completion_tokens: 45, ..LlmStats::default() }),
+            (11, LlmStats { completion_tokens: 7, ..LlmStats::default() }),
+        ]),
     };
     assert_same_bytes(&Stats::typed(typed.clone()));
-    assert_same_bytes(&Stats::typed(DeceptionStats { vote_accuracy: Some(1.0), imposter_survival: None, ..typed }));
+    assert_same_bytes(&Stats::typed(DeceptionStats {
+        vote_accuracy: Some(1.0),
+        imposter_survival: None,
+        ..typed.clone()
+    }));
+    // Not finite: `null` in the map, so not a number a summary counts (never played: no bytes to
+    // compare, as the map cannot hold it).
+    for v in [f64::NAN, f64::INFINITY] {
+        let odd = DeceptionStats { vote_accuracy: Some(v), imposter_survival: Some(-v), ..typed.clone() };
+        crate::stats::assert_numbers_like_map(&odd);
+    }
 }
