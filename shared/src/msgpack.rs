@@ -109,6 +109,9 @@ pub fn map_len(out: &mut Vec<u8>, n: usize) {
 /// games' invalid actions per kind are written (the kinds that occurred).
 #[inline(always)]
 pub fn nonzero_counts<T: Copy + Into<u64>>(out: &mut Vec<u8>, names: &[&str], counts: &[T]) {
+    if counts.iter().all(|&n| n.into() == 0) {
+        return map_len(out, 0);
+    }
     let occurred = || names.iter().zip(counts).map(|(name, &n)| (name, n.into())).filter(|&(_, n)| n > 0);
     map_len(out, occurred().count());
     for (name, n) in occurred() {
