@@ -8,10 +8,11 @@
 //! stats as a map (`Deref`) builds that map once, on first use; records decoded from MessagePack
 //! or JSON are always maps.
 //!
-//! The protocol names no game: typed stats travel as a trait object. The two paths every
-//! episode takes are the game's own, monomorphic code: [`TypedStats::to_map`] (reading the stats
-//! as a map, which the exports do) and [`TypedStats::write_msgpack`] (a result encoded by
-//! `protocol::encode`). Any other serializer goes through `erased_serde`, correct but about twice
+//! The protocol names no game: typed stats travel as a trait object. The paths every episode
+//! takes are the game's own, monomorphic code: [`TypedStats::to_map`] (reading the stats as a
+//! map, which the exports do), [`TypedStats::write_msgpack`] (a result encoded by
+//! `protocol::encode`) and [`TypedStats::for_each_number`] with [`TypedStats::llm_tokens`] (a
+//! summary job's aggregate, `crate::aggregate`). Any other serializer goes through `erased_serde`, correct but about twice
 //! as slow, which only tests and one-off conversions use.
 
 use std::fmt;
