@@ -5,7 +5,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Instant;
 
 use crate::games::{AnyGame, GameKind};
-use crate::protocol::{check_version, Job, JobError, JobErrorKind, JobResult};
+use crate::protocol::{check_version, EpisodeRecord, Job, JobError, JobErrorKind, JobResult};
 use crate::spec::Spec;
 use crate::RunEnv;
 
@@ -54,6 +54,21 @@ pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
 /// Plays every seed of `job` and returns its result. Never panics on any input: a bad job is a
 /// typed error result, and an engine panic (a bug) is caught and reported as `engine_panic`.
 pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
+    let n = usize::try_from(job.seeds.count).unwrap_or(usize::MAX).min(1 << 20);
+    let mut records = Vec::with_capacity(n);
+    let mut result = run_job_with(job, env, &mut |record| records.push(record));
+    if result.error.is_none() {
+        result.records = records;
+    }
+    result
+}
+
+/// [`run_job`], handing each episode's record to `each` as it is played instead of keeping it:
+/// the result carries no records (its replays, if asked for, it does). A job that fails, before
+/// or during play, is the same error result as `run_job`'s; the records `each` saw before an
+/// engine panic belong to no result. What a job that collects a summary plays through
+/// ([`crate::aggregate::run_summary_job`]), so that it holds one record at a time.
+pub fn run_job_with(job: &Job, env: &RunEnv, each: &mut dyn FnMut(EpisodeRecord)) -> JobResult {
     let started = Instant::now();
     let failed = |error| JobResult::failed(&env.worker, job.sweep.clone(), job.index, Some(job), error);
     let mut result = match prepare_job(job, env) {
@@ -61,23 +76,20 @@ pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
         Ok((kind, mut game)) => {
             let played = catch_unwind(AssertUnwindSafe(|| {
                 let n = usize::try_from(job.seeds.count).unwrap_or(usize::MAX).min(1 << 20);
-                let mut records = Vec::with_capacity(n);
                 let mut replays = job.replay.then(|| Vec::with_capacity(n));
                 for seed in job.seeds.iter() {
                     let ep = game.play(seed, job.replay);
-                    records.push(ep.record);
+                    each(ep.record);
                     if let (Some(r), Some(text)) = (replays.as_mut(), ep.replay) {
                         r.push(text);
                     }
                 }
-                (records, replays)
+                replays
             }));
             let mut result = match played {
-                Ok((records, replays)) => JobResult {
-                    records,
-                    replays,
-                    ..JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job))
-                },
+                Ok(replays) => {
+                    JobResult { replays, ..JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job)) }
+                }
                 Err(p) => failed(panic_error(&p)),
             };
             result.engine_version = engine_version(kind);

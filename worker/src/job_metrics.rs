@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 
 use metrics::{Counter, Gauge};
 use simfleet::llm::episodes::{has_llm_seats, is_llm_spec};
-use simfleet::{GameKind, Job, JobErrorKind, JobResult, Spec};
+use simfleet::{EpisodeRecord, GameKind, Job, JobErrorKind, JobResult, Spec};
 
-use crate::histograms::{self, Series};
+use crate::histograms::{self, Series, Tally};
 use crate::llm_metrics::LlmMetrics;
 use crate::telemetry::{
     agent_reward_metric, episode_length_metric, team_reward_metric, EPISODES_TOTAL, JOBS_IN_FLIGHT, JOBS_TOTAL,
@@ -126,6 +126,48 @@ impl JobMetrics {
 
     /// A job played: its episodes, rewards, lengths and duration, aggregated per job.
     pub fn job_played(&self, job: &Job, result: &JobResult) {
+        let tally = (result.error.is_none()).then(|| self.tally(job)).flatten().map(|mut t| {
+            for r in &result.records {
+                t.add(r);
+            }
+            t
+        });
+        self.job_done(job, result, tally);
+    }
+
+    /// An empty tally of `job`'s episodes, to be fed record by record ([`JobTally::add`]) while
+    /// it plays and recorded by [`JobMetrics::job_done`]; `None` for a game this build does not
+    /// know.
+    pub(crate) fn tally(&self, job: &Job) -> Option<JobTally> {
+        let kind = job.game.parse::<GameKind>().ok()?;
+        let key = (kind, job.scenario.clone(), job.policy_set.name.clone());
+        let cell = {
+            // Poisoning would need a panic while holding the lock, and nothing in here panics.
+            let mut cells = self.cells.lock().expect("metrics cache lock");
+            cells.entry(key).or_insert_with(|| Arc::new(Mutex::new(Cell::new(kind, job)))).clone()
+        };
+        let (team_reward, length, agent_reward) = {
+            let c = cell.lock().expect("metrics cell lock");
+            (Arc::clone(&c.team_reward), Arc::clone(&c.length), c.agent_reward.clone())
+        };
+        let llm_seats = if has_llm_seats(job) { LlmSeat::of(job) } else { Vec::new() };
+        Some(JobTally {
+            team: team_reward.tally(),
+            length: length.tally(),
+            agents: agent_reward.iter().map(|s| s.tally()).collect(),
+            team_reward,
+            length_series: length,
+            agent_reward,
+            outcomes: Vec::new(),
+            llm_seats,
+            kind,
+            cell,
+        })
+    }
+
+    /// Records a job that played (or failed): its duration, and for a played job its count and
+    /// `tally`, made by [`JobMetrics::tally`] and fed the job's records.
+    pub(crate) fn job_done(&self, job: &Job, result: &JobResult, tally: Option<JobTally>) {
         let game = game_label(&job.game);
         metrics::histogram!(JOB_DURATION_SECONDS, "game" => game).record(result.elapsed_seconds);
         if let Some(e) = &result.error {
@@ -136,60 +178,89 @@ impl JobMetrics {
         // Once per job, not per episode: the sweep's handle is looked up here. The job's seed
         // count, not its records: a job that collects a summary carries no records.
         metrics::counter!(SWEEP_EPISODES_TOTAL, "sweep" => job.sweep.clone()).increment(job.seeds.count);
-        let Ok(kind) = job.game.parse::<GameKind>() else {
-            return;
-        };
-        let key = (kind, job.scenario.clone(), job.policy_set.name.clone());
-        let cell = {
-            // Poisoning would need a panic while holding the lock, and nothing in here panics.
-            let mut cells = self.cells.lock().expect("metrics cache lock");
-            cells.entry(key).or_insert_with(|| Arc::new(Mutex::new(Cell::new(kind, job)))).clone()
-        };
-        let mut cell = cell.lock().expect("metrics cell lock");
-        let (mut team, mut length) = (cell.team_reward.tally(), cell.length.tally());
-        let mut agents: Vec<_> = cell.agent_reward.iter().map(|s| s.tally()).collect();
-        let mut outcomes: Vec<(&str, u64)> = Vec::new();
-        for r in &result.records {
-            team.record(cell.team_reward.bounds(), r.team_reward);
-            length.record(cell.length.bounds(), f64::from(r.length));
-            for ((tally, series), reward) in agents.iter_mut().zip(&cell.agent_reward).zip(&r.agent_rewards) {
-                tally.record(series.bounds(), *reward);
-            }
-            match outcomes.iter_mut().find(|(o, _)| *o == r.outcome) {
-                Some((_, n)) => *n += 1,
-                None => outcomes.push((&r.outcome, 1)),
-            }
-        }
-        cell.team_reward.merge(&team);
-        cell.length.merge(&length);
-        for (series, tally) in cell.agent_reward.iter().zip(&agents) {
+        let Some(t) = tally else { return };
+        t.team_reward.merge(&t.team);
+        t.length_series.merge(&t.length);
+        for (series, tally) in t.agent_reward.iter().zip(&t.agents) {
             series.merge(tally);
         }
-        for (outcome, n) in outcomes {
-            cell.outcome(outcome).increment(n);
+        let mut cell = t.cell.lock().expect("metrics cell lock");
+        for (outcome, n) in &t.outcomes {
+            cell.outcome(outcome).increment(*n);
         }
         drop(cell);
-        if has_llm_seats(job) {
-            self.llm_outcomes(kind.as_str(), job, result);
+        for seat in &t.llm_seats {
+            self.llm.refused(t.kind.as_str(), &seat.model, &seat.endpoint, "invalid_output", seat.refused);
+            self.llm.fell_back(t.kind.as_str(), &seat.model, &seat.endpoint, seat.fell_back);
         }
     }
+}
 
-    /// Counts, per `llm` seat, the answers the game refused and the fallbacks of a job's records.
-    fn llm_outcomes(&self, game: &'static str, job: &Job, result: &JobResult) {
-        for (seat, spec) in job.policy_set.seats.iter().enumerate().filter(|(_, s)| is_llm_spec(s)) {
-            let Ok(spec) = Spec::parse(spec) else { continue };
-            let (model, endpoint) = (spec.get("model").unwrap_or(""), spec.get("endpoint").unwrap_or(""));
-            let key = seat.to_string();
-            let (mut refused, mut fell_back) = (0, 0);
-            for r in &result.records {
-                let stats = r.stats.get("llm").and_then(|l| l.get(&key));
-                let count = |k: &str| stats.and_then(|s| s.get(k)).and_then(serde_json::Value::as_u64).unwrap_or(0);
-                refused += count("invalid_outputs");
-                fell_back += count("fallbacks");
-            }
-            self.llm.refused(game, model, endpoint, "invalid_output", refused);
-            self.llm.fell_back(game, model, endpoint, fell_back);
+/// One job's per-episode metrics, counted record by record and recorded once
+/// ([`JobMetrics::job_done`]): histogram tallies, episodes per outcome and, for jobs with `llm`
+/// seats, the answers the game refused and the fallbacks, read from the records' `llm` stats.
+pub(crate) struct JobTally {
+    team: Tally,
+    length: Tally,
+    agents: Vec<Tally>,
+    team_reward: Arc<Series>,
+    length_series: Arc<Series>,
+    /// One per seat.
+    agent_reward: Vec<Arc<Series>>,
+    /// Episodes by outcome label, in first-seen order (a game has a handful).
+    outcomes: Vec<(String, u64)>,
+    llm_seats: Vec<LlmSeat>,
+    kind: GameKind,
+    cell: Arc<Mutex<Cell>>,
+}
+
+impl JobTally {
+    /// Counts one episode.
+    pub(crate) fn add(&mut self, r: &EpisodeRecord) {
+        self.team.record(self.team_reward.bounds(), r.team_reward);
+        self.length.record(self.length_series.bounds(), f64::from(r.length));
+        for ((tally, series), reward) in self.agents.iter_mut().zip(&self.agent_reward).zip(&r.agent_rewards) {
+            tally.record(series.bounds(), *reward);
         }
+        match self.outcomes.iter_mut().find(|(o, _)| *o == r.outcome) {
+            Some((_, n)) => *n += 1,
+            None => self.outcomes.push((r.outcome.clone(), 1)),
+        }
+        for seat in &mut self.llm_seats {
+            let stats = r.stats.get("llm").and_then(|l| l.get(&seat.key));
+            let count = |k: &str| stats.and_then(|s| s.get(k)).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            seat.refused += count("invalid_outputs");
+            seat.fell_back += count("fallbacks");
+        }
+    }
+}
+
+/// An `llm` seat of a job, and what its answers cost so far.
+struct LlmSeat {
+    /// The seat, as the records' `llm` stats key it.
+    key: String,
+    model: String,
+    endpoint: String,
+    refused: u64,
+    fell_back: u64,
+}
+
+impl LlmSeat {
+    /// The `llm` seats of `job`.
+    fn of(job: &Job) -> Vec<LlmSeat> {
+        let seats = job.policy_set.seats.iter().enumerate().filter(|(_, s)| is_llm_spec(s));
+        seats
+            .filter_map(|(seat, spec)| {
+                let spec = Spec::parse(spec).ok()?;
+                Some(LlmSeat {
+                    key: seat.to_string(),
+                    model: spec.get("model").unwrap_or("").to_string(),
+                    endpoint: spec.get("endpoint").unwrap_or("").to_string(),
+                    refused: 0,
+                    fell_back: 0,
+                })
+            })
+            .collect()
     }
 }
 

@@ -28,7 +28,7 @@ use tokio::sync::{oneshot, Semaphore};
 
 use crate::schedule::IntakeSlot;
 
-use crate::job_metrics::JobMetrics;
+use crate::job_metrics::{JobMetrics, JobTally};
 use crate::llm_pool::LlmPool;
 
 /// A ticket's state: waiting in the queue, taken by a play thread (or an I/O thread), or
@@ -197,7 +197,7 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
         let job = &ticket.job;
         // `run_job` turns engine panics into error results itself; this catches the rest, so a
         // bug cannot take a play thread away.
-        let encoded = catch_unwind(AssertUnwindSafe(|| finish(ctx, job, ctx.play(job)))).unwrap_or_else(|panic| {
+        let encoded = catch_unwind(AssertUnwindSafe(|| play_one(ctx, job))).unwrap_or_else(|panic| {
             let why = simfleet::runner::panic_message(&panic);
             let error = JobError::new(JobErrorKind::EnginePanic, format!("the worker panicked: {why}"));
             Encoded::new(&JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error))
@@ -207,16 +207,36 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
     }
 }
 
+/// Plays a job on a play thread and encodes its result. A job that collects a summary is
+/// played a record at a time (`run_summary_job`): each record counted into the aggregate and
+/// the metrics, then dropped, so that the job holds no records (a summary job's were tens to
+/// hundreds of megabytes).
+fn play_one(ctx: &PlayContext, job: &Job) -> Encoded {
+    if job.collect != Collect::Summary || ctx.free_play.is_some() {
+        return finish(ctx, job, ctx.play(job));
+    }
+    let mut tally = ctx.metrics.tally(job);
+    let result = simfleet::aggregate::run_summary_job(job, &ctx.env, &mut |record| {
+        if let Some(t) = tally.as_mut() {
+            t.add(record);
+        }
+    });
+    finish_summary(ctx, job, result, tally)
+}
+
 /// Encodes a played job's result, logs it and records its metrics. The result is dropped here,
 /// on the thread that built it: thousands of small frees, cheaper where they were allocated.
 pub(crate) fn finish(ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded {
     if job.collect == Collect::Summary && result.error.is_none() {
         // The metrics come from the records, so they stay exact (the worker's own buckets and
         // per-policy series); only the aggregate travels.
-        ctx.metrics.job_played(job, &result);
-        let (result, payload) = encode_fitting(ctx, job, simfleet::aggregate::summarize(result));
-        tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.episodes(), "job summarised");
-        return Encoded::with_payload(&result, payload);
+        let tally = ctx.metrics.tally(job).map(|mut t| {
+            for r in &result.records {
+                t.add(r);
+            }
+            t
+        });
+        return finish_summary(ctx, job, simfleet::aggregate::summarize(result), tally);
     }
     let (result, payload) = encode_fitting(ctx, job, result);
     match &result.error {
@@ -226,6 +246,19 @@ pub(crate) fn finish(ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded
         }
     }
     ctx.metrics.job_played(job, &result);
+    Encoded::with_payload(&result, payload)
+}
+
+/// Records a summary job's metrics (its records' `tally`), encodes its result and logs it.
+fn finish_summary(ctx: &PlayContext, job: &Job, result: JobResult, tally: Option<JobTally>) -> Encoded {
+    ctx.metrics.job_done(job, &result, tally);
+    let (result, payload) = encode_fitting(ctx, job, result);
+    match &result.error {
+        None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.episodes(), "job summarised"),
+        Some(e) => {
+            tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed")
+        }
+    }
     Encoded::with_payload(&result, payload)
 }
 

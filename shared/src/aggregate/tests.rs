@@ -32,8 +32,8 @@ fn aggregates_close(a: &CellAggregate, b: &CellAggregate) -> bool {
         && (a.llm_episodes, a.llm_tokens) == (b.llm_episodes, b.llm_tokens)
 }
 
-fn played(game: GameKind, scenario: &str, seats: &[&str], start: u64, count: u64) -> JobResult {
-    let job = Job {
+fn job(game: GameKind, scenario: &str, seats: &[&str], start: u64, count: u64) -> Job {
+    Job {
         protocol_version: PROTOCOL_VERSION,
         sweep: "agg-000000000000".into(),
         index: 0,
@@ -43,8 +43,11 @@ fn played(game: GameKind, scenario: &str, seats: &[&str], start: u64, count: u64
         seeds: SeedRange { start, count },
         replay: false,
         collect: Default::default(),
-    };
-    let r = run_job(&job, &RunEnv::default());
+    }
+}
+
+fn played(game: GameKind, scenario: &str, seats: &[&str], start: u64, count: u64) -> JobResult {
+    let r = run_job(&job(game, scenario, seats, start, count), &RunEnv::default());
     assert!(r.error.is_none(), "{:?}", r.error);
     r
 }
@@ -193,5 +196,36 @@ fn typed_stats_aggregate_as_their_maps_do() {
             (CellAggregate::of_records(game, &result.records), CellAggregate::of_records(game, &maps));
         assert!(!typed.stats.is_empty(), "{game:?} counts stats");
         assert_eq!(typed, mapped, "{game:?} {scenario}");
+    }
+}
+
+#[test]
+fn a_summary_job_played_a_record_at_a_time_is_summarize_of_run_job() {
+    let pinky = "pinky?miner=2&scout=1&aligner=3&scrambler=2";
+    let cells: [(GameKind, &str, &[&str], u64); 6] = [
+        (GameKind::BucketBrigade, "default", &["firefighter"; 4], 200),
+        (GameKind::Deception, "classic_5p1i", &["heuristic"; 5], 200),
+        (GameKind::Trolley, "trio_3p", &["persuadable"; 3], 200),
+        (GameKind::Cogsguard, "arena", &[pinky; 8], 2),
+        // Fails before playing: the same error result.
+        (GameKind::Trolley, "trio_3p?max_rounds=0", &["persuadable"; 3], 5),
+        (GameKind::BucketBrigade, "no_such_scenario", &["random"; 4], 5),
+    ];
+    for (game, scenario, seats, count) in cells {
+        for replay in [false, true] {
+            let job = Job { replay, ..job(game, scenario, seats, 0, count) };
+            let env = RunEnv::default();
+            let mut whole = summarize(run_job(&job, &env));
+            let mut seen = Vec::new();
+            let mut streamed = run_summary_job(&job, &env, &mut |r| seen.push(r.seed));
+            whole.elapsed_seconds = 0.0;
+            streamed.elapsed_seconds = 0.0;
+            assert_eq!(streamed, whole, "{game:?} {scenario} replay={replay}");
+            assert_eq!(crate::protocol::encode(&streamed), crate::protocol::encode(&whole));
+            if whole.error.is_none() {
+                assert_eq!(seen, job.seeds.iter().collect::<Vec<_>>(), "each record shown once, in order");
+                assert_eq!(streamed.episodes(), count);
+            }
+        }
     }
 }
