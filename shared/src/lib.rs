@@ -43,7 +43,7 @@ pub mod topology;
 
 pub use games::{AnyGame, Episode, Game, GameInfo, GameKind};
 pub use protocol::{EpisodeRecord, Job, JobError, JobErrorKind, JobResult, PROTOCOL_VERSION};
-pub use runner::{engine_version, prepare_job, run_job};
+pub use runner::{engine_version, prepare_job, run_job, run_job_with};
 pub use spec::Spec;
 
 /// What a job may use from outside the engines.

@@ -99,3 +99,59 @@ pub fn run_job_with(job: &Job, env: &RunEnv, each: &mut dyn FnMut(EpisodeRecord)
     result.elapsed_seconds = started.elapsed().as_secs_f64();
     result
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{encode, PolicySet, ResultWriter, SeedRange, PROTOCOL_VERSION};
+
+    fn job_of(game: &str) -> Job {
+        Job {
+            protocol_version: PROTOCOL_VERSION,
+            sweep: "stream-000000000000".into(),
+            index: 3,
+            game: game.into(),
+            scenario: "default".into(),
+            policy_set: PolicySet { name: "team".into(), seats: vec!["random".into(); 4] },
+            seeds: SeedRange { start: 40, count: 1 },
+            replay: false,
+            collect: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_result_written_while_its_job_plays_is_the_encoded_result() {
+        let pinky = "pinky?miner=2&scout=1&aligner=3&scrambler=2";
+        let cells: [(&str, &str, &[&str], u64); 6] = [
+            ("bucket_brigade", "default", &["firefighter"; 4], 300),
+            ("bucket_brigade", "default", &["random"; 4], 1),
+            ("deception", "classic_5p1i", &["heuristic"; 5], 200),
+            ("trolley", "trio_3p", &["persuadable"; 3], 200),
+            ("cogsguard", "arena", &[pinky; 8], 2),
+            ("trolley", "balanced_5p", &["utilitarian"; 5], 0),
+        ];
+        let env = RunEnv::default();
+        for (game, scenario, seats, count) in cells {
+            let job = Job {
+                scenario: scenario.into(),
+                policy_set: PolicySet { name: "team".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
+                seeds: SeedRange { start: 40, count },
+                ..job_of(game)
+            };
+            let whole = run_job(&job, &env);
+            let mut head = JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(&job));
+            head.engine_version = whole.engine_version.clone();
+            let mut writer = ResultWriter::new(head, count as usize);
+            let streamed = run_job_with(&job, &env, &mut |r| writer.record(&r));
+            assert!(streamed.error.is_none() && whole.error.is_none(), "{game} {scenario}");
+            let elapsed = 0.125 + count as f64;
+            let bytes = writer.finish(elapsed).expect("every announced record");
+            assert_eq!(bytes, encode(&JobResult { elapsed_seconds: elapsed, ..whole }), "{game} {scenario}");
+        }
+        // Fewer records than announced: no result.
+        let one = run_job(&Job { seeds: SeedRange { start: 0, count: 1 }, ..job_of("bucket_brigade") }, &env);
+        let mut writer = ResultWriter::new(JobResult::empty("w", "s".into(), 0, None), 2);
+        writer.record(&one.records[0]);
+        assert!(writer.finish(1.0).is_none());
+    }
+}

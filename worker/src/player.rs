@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
 use simfleet::llm::episodes::has_llm_seats;
-use simfleet::protocol::{self, Collect};
+use simfleet::protocol::{self, Collect, ResultWriter};
 use simfleet::{GameKind, Job, JobError, JobErrorKind, JobResult, RunEnv};
 use tokio::sync::{oneshot, Semaphore};
 
@@ -212,8 +212,11 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
 /// the metrics, then dropped, so that the job holds no records (a summary job's were tens to
 /// hundreds of megabytes).
 fn play_one(ctx: &PlayContext, job: &Job) -> Encoded {
-    if job.collect != Collect::Summary || ctx.free_play.is_some() {
+    if ctx.free_play.is_some() {
         return finish(ctx, job, ctx.play(job));
+    }
+    if job.collect != Collect::Summary {
+        return play_records(ctx, job);
     }
     let mut tally = ctx.metrics.tally(job);
     let result = simfleet::aggregate::run_summary_job(job, &ctx.env, &mut |record| {
@@ -222,6 +225,43 @@ fn play_one(ctx: &PlayContext, job: &Job) -> Encoded {
         }
     });
     finish_summary(ctx, job, result, tally)
+}
+
+/// Plays a records job, writing each record into the result (`ResultWriter`) and counting it
+/// into the metrics as it is played, then dropping it: the job holds its encoded bytes, not its
+/// records, and no pass over the records follows the play. A job that asks for replays (their
+/// texts come before the records in a result), of a game this build does not know, or that
+/// fails goes the way of [`finish`].
+fn play_records(ctx: &PlayContext, job: &Job) -> Encoded {
+    let Ok(kind) = job.game.parse::<GameKind>() else { return finish(ctx, job, ctx.play(job)) };
+    let Ok(count) = usize::try_from(job.seeds.count) else { return finish(ctx, job, ctx.play(job)) };
+    if job.replay {
+        return finish(ctx, job, ctx.play(job));
+    }
+    let mut head = JobResult::empty(&ctx.env.worker, job.sweep.clone(), job.index, Some(job));
+    head.engine_version = simfleet::engine_version(kind);
+    let mut writer = ResultWriter::new(head, count);
+    let mut tally = ctx.metrics.tally(job);
+    let result = simfleet::run_job_with(job, &ctx.env, &mut |record| {
+        writer.record(&record);
+        if let Some(t) = tally.as_mut() {
+            t.add(&record);
+        }
+    });
+    let payload = match result.error {
+        None => writer.finish(result.elapsed_seconds),
+        Some(_) => None,
+    };
+    let Some(payload) = payload else { return finish(ctx, job, result) };
+    let (result, payload) = fitting(ctx, job, result, payload);
+    match &result.error {
+        None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = job.seeds.count, "job played"),
+        Some(e) => {
+            tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed")
+        }
+    }
+    ctx.metrics.job_done(job, &result, tally);
+    Encoded::with_payload(&result, payload)
 }
 
 /// Encodes a played job's result, logs it and records its metrics. The result is dropped here,
@@ -268,6 +308,11 @@ fn finish_summary(ctx: &PlayContext, job: &Job, result: JobResult, tally: Option
 /// many episodes per job.
 fn encode_fitting(ctx: &PlayContext, job: &Job, result: JobResult) -> (JobResult, Vec<u8>) {
     let payload = protocol::encode(&result);
+    fitting(ctx, job, result, payload)
+}
+
+/// [`encode_fitting`] of a result already encoded as `payload`.
+fn fitting(ctx: &PlayContext, job: &Job, result: JobResult, payload: Vec<u8>) -> (JobResult, Vec<u8>) {
     let max = ctx.client.server_info().max_payload;
     if payload.len() <= max || max == 0 {
         return (result, payload);
