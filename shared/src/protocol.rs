@@ -471,9 +471,12 @@ impl ResultWriter {
     /// Appends the next record.
     pub fn record(&mut self, record: &EpisodeRecord) {
         if self.written == 1 {
-            // As `encode_result`: room for the rest at once.
+            // As `encode_result`: room for the rest at once, but never more than 64 MiB ahead:
+            // the records are not here yet, and a job announcing millions of them must fail as
+            // too large for the server once played, not abort the process on an allocation.
             let first = self.out.len() - self.records_start;
-            self.out.reserve(first.saturating_add(first / 4).saturating_mul(self.announced.saturating_sub(1)));
+            let rest = first.saturating_add(first / 4).saturating_mul(self.announced.saturating_sub(1));
+            self.out.reserve(rest.min(64 << 20));
         }
         self.written += 1;
         write_record(&mut self.out, record);
