@@ -349,15 +349,23 @@ fn encode_result(result: &JobResult) -> Vec<u8> {
     let records_start = out.len();
     for (i, record) in result.records.iter().enumerate() {
         if i == 1 {
-            // The records of a job are alike in size (250 bytes to 1 KB by game): room for the
-            // rest at once, instead of doubling (and copying) the buffer as it fills.
-            let first = out.len() - records_start;
-            out.reserve(first.saturating_add(first / 4).saturating_mul(result.records.len() - 1));
+            reserve_rest(&mut out, records_start, result.records.len());
         }
         write_record(&mut out, record);
     }
     write_result_tail(&mut out, result);
     out
+}
+
+/// After a result's first record: room for the rest at once, instead of doubling (and copying)
+/// the buffer as it fills. The records of a job are alike in size (250 bytes to 1 KB by game).
+/// Never more than 64 MiB ahead: when the records are written as they are played
+/// ([`ResultWriter`]) they are not there yet, and a job announcing millions of them must fail as
+/// too large for the server once played, not abort the process on an allocation.
+fn reserve_rest(out: &mut Vec<u8>, records_start: usize, records: usize) {
+    let first = out.len() - records_start;
+    let rest = first.saturating_add(first / 4).saturating_mul(records.saturating_sub(1));
+    out.reserve(rest.min(64 << 20));
 }
 
 fn write_len(out: &mut Vec<u8>, len: usize, map: bool) {
@@ -471,12 +479,7 @@ impl ResultWriter {
     /// Appends the next record.
     pub fn record(&mut self, record: &EpisodeRecord) {
         if self.written == 1 {
-            // As `encode_result`: room for the rest at once, but never more than 64 MiB ahead:
-            // the records are not here yet, and a job announcing millions of them must fail as
-            // too large for the server once played, not abort the process on an allocation.
-            let first = self.out.len() - self.records_start;
-            let rest = first.saturating_add(first / 4).saturating_mul(self.announced.saturating_sub(1));
-            self.out.reserve(rest.min(64 << 20));
+            reserve_rest(&mut self.out, self.records_start, self.announced);
         }
         self.written += 1;
         write_record(&mut self.out, record);

@@ -54,13 +54,17 @@ pub fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
 /// Plays every seed of `job` and returns its result. Never panics on any input: a bad job is a
 /// typed error result, and an engine panic (a bug) is caught and reported as `engine_panic`.
 pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
-    let n = usize::try_from(job.seeds.count).unwrap_or(usize::MAX).min(1 << 20);
-    let mut records = Vec::with_capacity(n);
+    let mut records = Vec::with_capacity(capacity(job));
     let mut result = run_job_with(job, env, &mut |record| records.push(record));
     if result.error.is_none() {
         result.records = records;
     }
     result
+}
+
+/// Room for a job's episodes up front, bounded: a job may announce more than it can hold.
+fn capacity(job: &Job) -> usize {
+    usize::try_from(job.seeds.count).unwrap_or(usize::MAX).min(1 << 20)
 }
 
 /// [`run_job`], handing each episode's record to `each` as it is played instead of keeping it:
@@ -75,8 +79,7 @@ pub fn run_job_with(job: &Job, env: &RunEnv, each: &mut dyn FnMut(EpisodeRecord)
         Err(e) => failed(e),
         Ok((kind, mut game)) => {
             let played = catch_unwind(AssertUnwindSafe(|| {
-                let n = usize::try_from(job.seeds.count).unwrap_or(usize::MAX).min(1 << 20);
-                let mut replays = job.replay.then(|| Vec::with_capacity(n));
+                let mut replays = job.replay.then(|| Vec::with_capacity(capacity(job)));
                 for seed in job.seeds.iter() {
                     let ep = game.play(seed, job.replay);
                     each(ep.record);

@@ -135,24 +135,27 @@ impl Stats {
     /// stats (a trolley episode's map is ~250 JSON values, and building it per episode made a
     /// job that collects a summary cost ten times its play).
     pub fn for_each_number(&self, mut f: impl FnMut(&str, f64)) {
-        match &self.0 {
-            Repr::Map(m) => for_each_number_of(m, &mut f),
-            Repr::Typed { typed, map } => match map.get() {
-                Some(m) => for_each_number_of(m, &mut f),
-                None => typed.for_each_number(&mut f),
-            },
+        match self.built_map() {
+            Ok(m) => for_each_number_of(m, &mut f),
+            Err(typed) => typed.for_each_number(&mut f),
         }
     }
 
     /// The prompt + completion tokens of the `llm` seats, `None` without one: the same as
     /// [`crate::aggregate::llm_tokens`] of the map's `llm` stat, without building it.
     pub fn llm_tokens(&self) -> Option<u64> {
+        match self.built_map() {
+            Ok(m) => crate::aggregate::llm_tokens(m.get("llm")),
+            Err(typed) => typed.llm_tokens(),
+        }
+    }
+
+    /// The map if there is one already (a map, or typed stats read as one), else the typed
+    /// stats.
+    fn built_map(&self) -> Result<&StatsMap, &dyn TypedStats> {
         match &self.0 {
-            Repr::Map(m) => crate::aggregate::llm_tokens(m.get("llm")),
-            Repr::Typed { typed, map } => match map.get() {
-                Some(m) => crate::aggregate::llm_tokens(m.get("llm")),
-                None => typed.llm_tokens(),
-            },
+            Repr::Map(m) => Ok(m),
+            Repr::Typed { typed, map } => map.get().ok_or(&**typed),
         }
     }
 

@@ -126,13 +126,17 @@ impl JobMetrics {
 
     /// A job played: its episodes, rewards, lengths and duration, aggregated per job.
     pub fn job_played(&self, job: &Job, result: &JobResult) {
-        let tally = (result.error.is_none()).then(|| self.tally(job)).flatten().map(|mut t| {
-            for r in &result.records {
-                t.add(r);
-            }
-            t
-        });
+        let tally = if result.error.is_none() { self.tally_of(job, &result.records) } else { None };
         self.job_done(job, result, tally);
+    }
+
+    /// [`JobMetrics::tally`] fed `records`.
+    pub(crate) fn tally_of(&self, job: &Job, records: &[EpisodeRecord]) -> Option<JobTally> {
+        let mut tally = self.tally(job)?;
+        for r in records {
+            tally.add(r);
+        }
+        Some(tally)
     }
 
     /// An empty tally of `job`'s episodes, to be fed record by record ([`JobTally::add`]) while

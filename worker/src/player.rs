@@ -233,11 +233,10 @@ fn play_one(ctx: &PlayContext, job: &Job) -> Encoded {
 /// texts come before the records in a result), of a game this build does not know, or that
 /// fails goes the way of [`finish`].
 fn play_records(ctx: &PlayContext, job: &Job) -> Encoded {
-    let Ok(kind) = job.game.parse::<GameKind>() else { return finish(ctx, job, ctx.play(job)) };
-    let Ok(count) = usize::try_from(job.seeds.count) else { return finish(ctx, job, ctx.play(job)) };
-    if job.replay {
+    let (Ok(kind), Ok(count), false) = (job.game.parse::<GameKind>(), usize::try_from(job.seeds.count), job.replay)
+    else {
         return finish(ctx, job, ctx.play(job));
-    }
+    };
     let mut head = JobResult::empty(&ctx.env.worker, job.sweep.clone(), job.index, Some(job));
     head.engine_version = simfleet::engine_version(kind);
     let mut writer = ResultWriter::new(head, count);
@@ -254,12 +253,7 @@ fn play_records(ctx: &PlayContext, job: &Job) -> Encoded {
     };
     let Some(payload) = payload else { return finish(ctx, job, result) };
     let (result, payload) = fitting(ctx, job, result, payload);
-    match &result.error {
-        None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = job.seeds.count, "job played"),
-        Some(e) => {
-            tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed")
-        }
-    }
+    log_answer(job, &result, "job played");
     ctx.metrics.job_done(job, &result, tally);
     Encoded::with_payload(&result, payload)
 }
@@ -270,35 +264,28 @@ pub(crate) fn finish(ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded
     if job.collect == Collect::Summary && result.error.is_none() {
         // The metrics come from the records, so they stay exact (the worker's own buckets and
         // per-policy series); only the aggregate travels.
-        let tally = ctx.metrics.tally(job).map(|mut t| {
-            for r in &result.records {
-                t.add(r);
-            }
-            t
-        });
+        let tally = ctx.metrics.tally_of(job, &result.records);
         return finish_summary(ctx, job, simfleet::aggregate::summarize(result), tally);
     }
     let (result, payload) = encode_fitting(ctx, job, result);
-    match &result.error {
-        None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.records.len(), "job played"),
-        Some(e) => {
-            tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed")
-        }
-    }
+    log_answer(job, &result, "job played");
     ctx.metrics.job_played(job, &result);
     Encoded::with_payload(&result, payload)
+}
+
+/// Logs an answered job: at debug level as `what` when it played, as a warning when it failed.
+fn log_answer(job: &Job, result: &JobResult, what: &'static str) {
+    match &result.error {
+        None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = job.seeds.count, "{what}"),
+        Some(e) => tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed"),
+    }
 }
 
 /// Records a summary job's metrics (its records' `tally`), encodes its result and logs it.
 fn finish_summary(ctx: &PlayContext, job: &Job, result: JobResult, tally: Option<JobTally>) -> Encoded {
     ctx.metrics.job_done(job, &result, tally);
     let (result, payload) = encode_fitting(ctx, job, result);
-    match &result.error {
-        None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = result.episodes(), "job summarised"),
-        Some(e) => {
-            tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed")
-        }
-    }
+    log_answer(job, &result, "job summarised");
     Encoded::with_payload(&result, payload)
 }
 

@@ -216,6 +216,7 @@ fn a_summary_job_played_a_record_at_a_time_is_summarize_of_run_job() {
             let job = Job { replay, ..job(game, scenario, seats, 0, count) };
             let env = RunEnv::default();
             let mut whole = summarize(run_job(&job, &env));
+            assert_eq!(whole.error.is_some(), count == 5, "{game:?} {scenario}: the error cases fail");
             let mut seen = Vec::new();
             let mut streamed = run_summary_job(&job, &env, &mut |r| seen.push(r.seed));
             whole.elapsed_seconds = 0.0;

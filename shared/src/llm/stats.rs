@@ -50,3 +50,9 @@ pub struct LlmStats {
     /// latency. A replay answers from these instead of calling the model ([`super::replay`]).
     pub exchanges: Vec<Exchange>,
 }
+
+/// The prompt + completion tokens of an episode's `llm` seats (`(seat, stats)`), `None` without
+/// one: what a summary counts (`TypedStats::llm_tokens` of the games with typed stats).
+pub fn seats_tokens(seats: &[(usize, LlmStats)]) -> Option<u64> {
+    (!seats.is_empty()).then(|| seats.iter().map(|(_, s)| s.prompt_tokens + s.completion_tokens).sum())
+}

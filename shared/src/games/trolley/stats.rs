@@ -201,7 +201,7 @@ impl TypedStats for TrolleyStats {
     }
 
     fn llm_tokens(&self) -> Option<u64> {
-        (!self.llm.0.is_empty()).then(|| self.llm.0.iter().map(|(_, s)| s.prompt_tokens + s.completion_tokens).sum())
+        crate::llm::stats::seats_tokens(&self.llm.0)
     }
 }
 
