@@ -68,8 +68,16 @@ fn defaults_apply() {
     assert_eq!(s.metrics_listen.to_string(), DEFAULT_METRICS_LISTEN);
     assert_eq!(s.fetch_batch, s.concurrency);
     assert_eq!(s.prefetch, s.concurrency);
+    assert_eq!(s.runtime_threads, worker::settings::default_runtime_threads(s.concurrency));
     let s = load(&["--concurrency", "3", "--prefetch", "0"], &[]).unwrap();
-    assert_eq!((s.concurrency, s.prefetch), (3, 0));
+    assert_eq!((s.concurrency, s.prefetch, s.runtime_threads), (3, 0, 1));
+    // One runtime thread per 16 play threads.
+    let threads = |c: &str| load(&["--concurrency", c], &[]).unwrap().runtime_threads;
+    assert_eq!((threads("16"), threads("17"), threads("64")), (1, 2, 4));
+    let s = load(&["--concurrency", "3"], &[("SIMFLEET_WORKER__RUNTIME_THREADS", "3")]).unwrap();
+    assert_eq!(s.runtime_threads, 3);
+    let err = load(&[], &[("SIMFLEET_WORKER__RUNTIME_THREADS", "0")]).unwrap_err().to_string();
+    assert!(err.contains("runtime_threads"), "{err}");
     let s = load(&["--concurrency", "3"], &[("SIMFLEET_WORKER__PREFETCH", "5")]).unwrap();
     assert_eq!((s.concurrency, s.prefetch), (3, 5));
 }

@@ -14,11 +14,11 @@ use crate::settings::LogFormat;
 /// (e.g. SIMFLEET_WORKER__CONCURRENCY=8, SIMFLEET_WORKER__AUTH__PASSWORD_FILE=/run/secrets/p),
 /// then these flags. Keys are snake_case with unit suffixes: nats_url, concurrency,
 /// ack_wait_seconds, max_deliver, max_ack_pending, stream_replicas, fetch_batch, prefetch,
-/// drain_timeout_seconds, metrics_listen, log_format, worker_id, llm_concurrency, llm_ca_file,
-/// llm_fleet_workers, [[llm_prices]] (model, prompt_per_1k, completion_per_1k), [auth] (user,
-/// password, password_file, token, token_file, nkey_seed, nkey_seed_file, creds_file,
-/// tls_ca_file, tls_cert_file, tls_key_file) and [buckets.<game>] (team_reward, length,
-/// agent_reward).
+/// runtime_threads, drain_timeout_seconds, metrics_listen, log_format, worker_id,
+/// llm_concurrency, llm_ca_file, llm_fleet_workers, [[llm_prices]] (model, prompt_per_1k,
+/// completion_per_1k), [auth] (user, password, password_file, token, token_file, nkey_seed,
+/// nkey_seed_file, creds_file, tls_ca_file, tls_cert_file, tls_key_file) and [buckets.<game>]
+/// (team_reward, length, agent_reward).
 ///
 /// Workers never create the JetStream topology: an admin runs `coordinator setup` (or, on a
 /// server without permissions, the first `coordinator submit` creates it). A worker started

@@ -2,7 +2,7 @@
 //! worker" in docs/topology.md).
 //!
 //! The order is what makes a worker killed at any instant lose nothing: play, publish the
-//! result, wait for the stream's publish ack, and only then `double_ack` the job. A job that
+//! result, wait for the stream's publish ack, and only then acknowledge the job. A job that
 //! cannot be played (undecodable, wrong version, unknown game, invalid, cancelled) is answered
 //! with a typed error result and terminated, never retried: retrying would fail the same way.
 //! Only transient failures of this worker (the result publish failed, shutdown) give the job
@@ -194,8 +194,15 @@ async fn answer(ctx: &JobContext, msg: &Message, result: &JobResult) {
     publish_then_ack(ctx, msg, Encoded::new(result)).await;
 }
 
-/// Publishes `result`, waits for the publish ack, then acknowledges the job: `double_ack` for a
-/// played job, a confirmed `Term` for an error. If the publish fails the job is given back.
+/// Publishes `result`, waits for the publish ack, then acknowledges the job: an ack for a
+/// played job, a `Term` for an error. If the publish fails the job is given back.
+///
+/// The acknowledgement is not confirmed (no `double_ack`): the result is stored by then, and an
+/// ack lost on the way (a server restart) only brings the job back after the ack wait, to be
+/// answered again and dropped as a duplicate by message id and by the coordinator's dedup on
+/// job index, which is all a confirmation would have let us log. Waiting for it cost a round
+/// trip per job, about a fifth of the worker's messaging CPU per job (BENCHMARKS.md, "Per-job
+/// overhead through the worker").
 async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: Encoded) {
     let Encoded { sweep, index, failed, payload } = result;
     let mut headers = HeaderMap::new();
@@ -214,10 +221,9 @@ async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: Encoded) {
             return;
         }
     }
-    let acked = if failed { msg.double_ack_with(AckKind::Term).await } else { msg.double_ack().await };
+    let acked = msg.ack_with(if failed { AckKind::Term } else { AckKind::Ack }).await;
     if let Err(e) = acked {
-        // The result is stored; a redelivery will be answered again and the duplicate dropped
-        // by message id (and by the coordinator's dedup on job index).
+        // The result is stored; a redelivery will be answered again and the duplicate dropped.
         tracing::warn!(sweep, index, error = %e, "cannot acknowledge the job");
     }
 }

@@ -24,14 +24,24 @@ fn main() -> ExitCode {
     worker::telemetry::init_logging(settings.log_format);
     // Safe to log: `Settings`' Debug redacts the URL's password and every credential.
     tracing::info!(settings = ?settings, "configuration loaded");
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => {
-            eprintln!("worker: cannot start the async runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    let outcome = runtime.block_on(serve(settings));
+    // `runtime_threads` threads (one, below 17 play threads): they only pull, publish and
+    // acknowledge, and one thread does that for less CPU than two waking each other.
+    let runtime =
+        match tokio::runtime::Builder::new_multi_thread().worker_threads(settings.runtime_threads).enable_all().build()
+        {
+            Ok(rt) => rt,
+            Err(e) => {
+                eprintln!("worker: cannot start the async runtime: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+    // Spawned, not run on `main`'s thread: the pull loop then wakes the job tasks on the
+    // runtime's own threads, without a cross-thread wake-up per job.
+    let outcome = runtime.block_on(async {
+        tokio::spawn(serve(settings))
+            .await
+            .unwrap_or_else(|e| Err(anyhow::anyhow!("the worker's main task failed: {e}")))
+    });
     // Jobs given back at shutdown may still be playing on the play or I/O threads: those are
     // threads of our own (worker/src/player.rs, llm_pool.rs), which returning from `main` ends,
     // and their results are no longer wanted. The runtime's own blocking pool holds only the

@@ -51,6 +51,7 @@ struct RawConfig {
     stream_replicas: usize,
     fetch_batch: Option<usize>,
     prefetch: Option<usize>,
+    runtime_threads: Option<usize>,
     drain_timeout_seconds: u64,
     metrics_listen: String,
     log_format: LogFormat,
@@ -106,6 +107,13 @@ pub struct Settings {
     /// in-progress acks and given back at once on shutdown. 0 for sweeps of jobs that run for
     /// minutes, where a queued job would wait on this worker while another sits idle.
     pub prefetch: usize,
+    /// Threads of the async runtime that pulls, publishes and acknowledges jobs (the play
+    /// threads are others). One by default up to 16 play threads, one more per 16: a job's
+    /// messaging costs the runtime about 0.1 ms of CPU, a few percent of the shortest default
+    /// job, and one thread does it for less than two threads would, whose wake-ups of each
+    /// other cost about a third more per job (BENCHMARKS.md, "Per-job overhead through the
+    /// worker").
+    pub runtime_threads: usize,
     /// How long SIGTERM waits for jobs in flight before returning them to the queue.
     pub drain_timeout: Duration,
     /// Where `/metrics`, `/healthz` and `/readyz` are served.
@@ -142,6 +150,7 @@ impl fmt::Debug for Settings {
             .field("stream_replicas", &self.stream_replicas)
             .field("fetch_batch", &self.fetch_batch)
             .field("prefetch", &self.prefetch)
+            .field("runtime_threads", &self.runtime_threads)
             .field("drain_timeout", &self.drain_timeout)
             .field("metrics_listen", &self.metrics_listen)
             .field("log_format", &self.log_format)
@@ -157,6 +166,11 @@ impl fmt::Debug for Settings {
 
 fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// One runtime thread per 16 play threads, at least one ([`Settings::runtime_threads`]).
+pub fn default_runtime_threads(concurrency: usize) -> usize {
+    concurrency.div_ceil(16).max(1)
 }
 
 fn default_worker_id(env: &HashMap<String, String>) -> String {
@@ -177,6 +191,7 @@ impl Default for Settings {
             stream_replicas: 1,
             fetch_batch: cores,
             prefetch: cores,
+            runtime_threads: default_runtime_threads(cores),
             drain_timeout: Duration::from_secs(25),
             metrics_listen: DEFAULT_METRICS_LISTEN.parse().expect("a valid literal address"),
             log_format: LogFormat::Text,
@@ -296,6 +311,10 @@ impl RawConfig {
             stream_replicas: simfleet::nats::check_replicas(self.stream_replicas)?,
             fetch_batch: positive("fetch_batch", self.fetch_batch.unwrap_or(concurrency))?,
             prefetch: self.prefetch.unwrap_or(concurrency),
+            runtime_threads: positive(
+                "runtime_threads",
+                self.runtime_threads.unwrap_or_else(|| default_runtime_threads(concurrency)),
+            )?,
             drain_timeout: Duration::from_secs(self.drain_timeout_seconds),
             metrics_listen,
             log_format: self.log_format,
