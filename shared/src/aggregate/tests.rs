@@ -80,6 +80,21 @@ fn histograms_count_like_the_workers_prometheus_buckets() {
     assert_eq!(h.total(), 8, "a refused merge changes nothing");
 }
 
+proptest! {
+    #[test]
+    fn a_bucket_is_the_partition_point_of_the_bounds(
+        steps in proptest::collection::vec(0.001..100.0f64, 0..20),
+        start in -50.0..50.0f64,
+        value in prop_oneof![-200.0..2200.0f64, Just(f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
+        on_bound in proptest::option::of(0..20usize),
+    ) {
+        let bounds: Vec<f64> = steps.iter().scan(start, |b, s| { *b += s; Some(*b) }).collect();
+        // Values equal to a bound go to that bound's bucket.
+        let value = on_bound.and_then(|i| bounds.get(i).copied()).unwrap_or(value);
+        prop_assert_eq!(bucket_of(&bounds, value), bounds.partition_point(|b| *b < value));
+    }
+}
+
 #[test]
 fn a_cell_aggregate_counts_every_figure_of_its_records() {
     let r = played(GameKind::BucketBrigade, "default", &["random"; 4], 0, 200);
