@@ -142,7 +142,7 @@ impl JobMetrics {
     /// An empty tally of `job`'s episodes, to be fed record by record ([`JobTally::add`]) while
     /// it plays and recorded by [`JobMetrics::job_done`]; `None` for a game this build does not
     /// know.
-    pub(crate) fn tally(&self, job: &Job) -> Option<JobTally> {
+    pub fn tally(&self, job: &Job) -> Option<JobTally> {
         let kind = job.game.parse::<GameKind>().ok()?;
         let key = (kind, job.scenario.clone(), job.policy_set.name.clone());
         let cell = {
@@ -171,7 +171,7 @@ impl JobMetrics {
 
     /// Records a job that played (or failed): its duration, and for a played job its count and
     /// `tally`, made by [`JobMetrics::tally`] and fed the job's records.
-    pub(crate) fn job_done(&self, job: &Job, result: &JobResult, tally: Option<JobTally>) {
+    pub fn job_done(&self, job: &Job, result: &JobResult, tally: Option<JobTally>) {
         let game = game_label(&job.game);
         metrics::histogram!(JOB_DURATION_SECONDS, "game" => game).record(result.elapsed_seconds);
         if let Some(e) = &result.error {
@@ -203,7 +203,7 @@ impl JobMetrics {
 /// One job's per-episode metrics, counted record by record and recorded once
 /// ([`JobMetrics::job_done`]): histogram tallies, episodes per outcome and, for jobs with `llm`
 /// seats, the answers the game refused and the fallbacks, read from the records' `llm` stats.
-pub(crate) struct JobTally {
+pub struct JobTally {
     team: Tally,
     length: Tally,
     agents: Vec<Tally>,
@@ -220,7 +220,7 @@ pub(crate) struct JobTally {
 
 impl JobTally {
     /// Counts one episode.
-    pub(crate) fn add(&mut self, r: &EpisodeRecord) {
+    pub fn add(&mut self, r: &EpisodeRecord) {
         self.team.record(self.team_reward.bounds(), r.team_reward);
         self.length.record(self.length_series.bounds(), f64::from(r.length));
         for ((tally, series), reward) in self.agents.iter_mut().zip(&self.agent_reward).zip(&r.agent_rewards) {

@@ -53,6 +53,7 @@ pub mod telemetry;
 
 pub use cli::Cli;
 pub use error::WorkerError;
+pub use player::{write_records, Written};
 pub use settings::{ConfigError, LogFormat, Settings};
 
 /// How long a job whose result could not be published waits before it is redelivered: long

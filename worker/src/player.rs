@@ -227,21 +227,48 @@ fn play_one(ctx: &PlayContext, job: &Job) -> Encoded {
     finish_summary(ctx, job, result, tally)
 }
 
-/// Plays a records job, writing each record into the result (`ResultWriter`) and counting it
+/// Plays a records job, writing each record into the result ([`write_records`]) and counting it
 /// into the metrics as it is played, then dropping it: the job holds its encoded bytes, not its
-/// records, and no pass over the records follows the play. A job that asks for replays (their
-/// texts come before the records in a result), of a game this build does not know, or that
-/// fails goes the way of [`finish`].
+/// records, and no pass over the records follows the play. A job that [`write_records`] does not
+/// take goes the way of [`finish`].
 fn play_records(ctx: &PlayContext, job: &Job) -> Encoded {
+    let mut tally = ctx.metrics.tally(job);
+    match write_records(job, &ctx.env, &mut tally) {
+        Written::Result(result, payload) => {
+            let (result, payload) = fitting(ctx, job, result, payload);
+            log_answer(job, &result, "job played");
+            ctx.metrics.job_done(job, &result, tally);
+            Encoded::with_payload(&result, payload)
+        }
+        Written::Failed(result) => finish(ctx, job, result),
+        Written::NotTaken => finish(ctx, job, ctx.play(job)),
+    }
+}
+
+/// What [`write_records`] made of a job.
+pub enum Written {
+    /// The job's result (without records) and its encoded bytes, records included.
+    Result(JobResult, Vec<u8>),
+    /// The job failed: its error result.
+    Failed(JobResult),
+    /// A job that asks for replays (their texts come before the records in a result) or of a
+    /// game this build does not know: not played.
+    NotTaken,
+}
+
+/// Plays a records job into its encoded result, the way a play thread does: each record is
+/// written into the result as it is played (`ResultWriter`), shown to `tally` (the job's
+/// metrics, [`JobMetrics::tally`]) and dropped. The bytes are `protocol::encode(&run_job(job))`'s.
+/// Public for `examples/play_overhead.rs`, which times it against playing alone.
+pub fn write_records(job: &Job, env: &RunEnv, tally: &mut Option<JobTally>) -> Written {
     let (Ok(kind), Ok(count), false) = (job.game.parse::<GameKind>(), usize::try_from(job.seeds.count), job.replay)
     else {
-        return finish(ctx, job, ctx.play(job));
+        return Written::NotTaken;
     };
-    let mut head = JobResult::empty(&ctx.env.worker, job.sweep.clone(), job.index, Some(job));
+    let mut head = JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job));
     head.engine_version = simfleet::engine_version(kind);
     let mut writer = ResultWriter::new(head, count);
-    let mut tally = ctx.metrics.tally(job);
-    let result = simfleet::run_job_with(job, &ctx.env, &mut |record| {
+    let result = simfleet::run_job_with(job, env, &mut |record| {
         writer.record(&record);
         if let Some(t) = tally.as_mut() {
             t.add(&record);
@@ -251,11 +278,10 @@ fn play_records(ctx: &PlayContext, job: &Job) -> Encoded {
         None => writer.finish(result.elapsed_seconds),
         Some(_) => None,
     };
-    let Some(payload) = payload else { return finish(ctx, job, result) };
-    let (result, payload) = fitting(ctx, job, result, payload);
-    log_answer(job, &result, "job played");
-    ctx.metrics.job_done(job, &result, tally);
-    Encoded::with_payload(&result, payload)
+    match payload {
+        Some(payload) => Written::Result(result, payload),
+        None => Written::Failed(result),
+    }
 }
 
 /// Encodes a played job's result, logs it and records its metrics. The result is dropped here,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{AggregateError, Histogram, Moments};
+use super::{AggregateError, CellBuilder, Histogram, Moments};
 use crate::games::GameKind;
 use crate::protocol::EpisodeRecord;
 
@@ -85,15 +85,29 @@ impl CellAggregate {
 
     /// The aggregate of `records`, in order.
     pub fn of_records<'a>(game: GameKind, records: impl IntoIterator<Item = &'a EpisodeRecord>) -> CellAggregate {
-        let mut a = CellAggregate::new(game);
+        let mut a = CellBuilder::new(game);
         for r in records {
             a.add(r);
         }
-        a
+        a.finish()
     }
 
-    /// Counts one episode.
+    /// Counts one episode. ([`CellBuilder`] counts many for less.)
     pub fn add(&mut self, r: &EpisodeRecord) {
+        self.add_figures(r);
+        let stats = &mut self.stats;
+        r.stats.for_each_number(|key, v| match stats.get_mut(key) {
+            Some(m) => m.add(v, r.seed),
+            None => {
+                let mut m = Moments::default();
+                m.add(v, r.seed);
+                stats.insert(key.to_owned(), m);
+            }
+        });
+    }
+
+    /// Counts one episode's figures but its numeric stats.
+    pub(super) fn add_figures(&mut self, r: &EpisodeRecord) {
         self.episodes += 1;
         match self.outcomes.iter_mut().find(|o| o.outcome == r.outcome) {
             Some(o) => o.episodes += 1,
@@ -111,15 +125,6 @@ impl CellAggregate {
             m.add(*v, r.seed);
             self.histograms.agent_reward.record(*v);
         }
-        let stats = &mut self.stats;
-        r.stats.for_each_number(|key, v| match stats.get_mut(key) {
-            Some(m) => m.add(v, r.seed),
-            None => {
-                let mut m = Moments::default();
-                m.add(v, r.seed);
-                stats.insert(key.to_owned(), m);
-            }
-        });
         if let Some(t) = r.stats.llm_tokens() {
             self.llm_episodes += 1;
             self.llm_tokens += t;

@@ -9,10 +9,12 @@
 //! exact for counts and numerically stable for moments, so the parts of a cell merged in job
 //! order give the aggregate of the whole.
 
+mod builder;
 mod cell;
 mod histogram;
 mod moments;
 
+pub use builder::CellBuilder;
 pub use cell::{llm_tokens, CellAggregate, Histograms, OutcomeCount};
 pub use histogram::{bucket_of, Histogram};
 pub use moments::Moments;
@@ -49,7 +51,7 @@ pub fn summarize(mut result: JobResult) -> JobResult {
 /// peak memory to 100–300 MB (two jobs at once) and, with dropping them, cost 10–30% of the
 /// job's CPU time (scripts/bench-overhead in BENCHMARKS.md).
 pub fn run_summary_job(job: &Job, env: &RunEnv, each: &mut dyn FnMut(&EpisodeRecord)) -> JobResult {
-    let mut aggregate = job.game.parse::<GameKind>().ok().map(CellAggregate::new);
+    let mut aggregate = job.game.parse::<GameKind>().ok().map(CellBuilder::new);
     let mut result = crate::runner::run_job_with(job, env, &mut |record| {
         each(&record);
         if let Some(a) = aggregate.as_mut() {
@@ -60,7 +62,7 @@ pub fn run_summary_job(job: &Job, env: &RunEnv, each: &mut dyn FnMut(&EpisodeRec
         return result;
     }
     // A known game: the job played.
-    result.summary = aggregate.map(Box::new);
+    result.summary = aggregate.map(|a| Box::new(a.finish()));
     result.replays = None;
     result
 }

@@ -215,6 +215,55 @@ fn typed_stats_aggregate_as_their_maps_do() {
 }
 
 #[test]
+fn a_builder_counts_as_add_does_to_the_bit() {
+    let by_add = |game, records: &[crate::protocol::EpisodeRecord]| {
+        let mut a = CellAggregate::new(game);
+        records.iter().for_each(|r| a.add(r));
+        a
+    };
+    let by_builder = |game, records: &[crate::protocol::EpisodeRecord]| {
+        let mut b = CellBuilder::new(game);
+        records.iter().for_each(|r| b.add(r));
+        b.finish()
+    };
+    let same = |a: &CellAggregate, b: &CellAggregate, what: &str| {
+        assert_eq!(crate::protocol::encode(a), crate::protocol::encode(b), "{what}");
+    };
+    // Every game, deception's optional stats (no vote: no `vote_accuracy`) included.
+    let cells: [(GameKind, &str, &[&str]); 4] = [
+        (GameKind::BucketBrigade, "default", &["random"; 4]),
+        (GameKind::Deception, "classic_5p1i?max_ticks=2", &["random"; 5]),
+        (GameKind::Trolley, "trio_3p", &["persuadable"; 3]),
+        (GameKind::Cogsguard, "arena", &["noop"; 8]),
+    ];
+    for (game, scenario, seats) in cells {
+        let records = played(game, scenario, seats, 0, if game == GameKind::Cogsguard { 3 } else { 300 }).records;
+        same(&by_add(game, &records), &by_builder(game, &records), scenario);
+    }
+    // Stats that come and go and change places, as maps may.
+    let base = played(GameKind::BucketBrigade, "default", &["random"; 4], 0, 5).records;
+    let orders: [&[(&str, f64)]; 5] = [
+        &[("a", 1.0), ("b", 2.0), ("c", 3.0)],
+        &[("b", 5.0), ("c", 6.0)],
+        &[("c", -1.0), ("a", 2.5)],
+        &[("d", 4.0), ("a", 1.0), ("b", f64::NAN)],
+        &[("a", 7.0), ("b", 8.0), ("c", 9.0), ("d", 0.5)],
+    ];
+    let records: Vec<_> = base
+        .iter()
+        .zip(orders)
+        .map(|(r, stats)| {
+            let map: crate::stats::StatsMap =
+                stats.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
+            crate::protocol::EpisodeRecord { stats: crate::stats::Stats::from(map), ..r.clone() }
+        })
+        .collect();
+    let (a, b) = (by_add(GameKind::BucketBrigade, &records), by_builder(GameKind::BucketBrigade, &records));
+    assert_eq!(a.stats.keys().collect::<Vec<_>>(), ["a", "b", "c", "d"]);
+    same(&a, &b, "maps");
+}
+
+#[test]
 fn a_summary_job_played_a_record_at_a_time_is_summarize_of_run_job() {
     let pinky = "pinky?miner=2&scout=1&aligner=3&scrambler=2";
     let cells: [(GameKind, &str, &[&str], u64); 6] = [
