@@ -18,7 +18,8 @@
 //! talks to a server, so the figures hold on a loaded machine too: they compare times taken a
 //! fraction of a second apart.
 //!
-//! `cargo run --release -p simfleet-worker --example play_overhead [ROUNDS] [SECONDS_PER_SIDE]`
+//! `cargo run --release -p simfleet-worker --example play_overhead [ROUNDS] [SECONDS_PER_SIDE] [ROW]`
+//! (defaults 7 rounds, 1 s; ROW keeps the rows whose game or scenario contains it)
 
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -118,6 +119,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let rounds: usize = args.next().map_or(7, |a| a.parse().expect("ROUNDS is a number"));
     let seconds: f64 = args.next().map_or(1.0, |a| a.parse().expect("SECONDS_PER_SIDE is a number"));
+    let only = args.next().unwrap_or_default();
     // The real recorder, as in the worker: recording the metrics is part of the play thread's work.
     let _handle = worker::telemetry::install(&BTreeMap::new()).expect("install the Prometheus recorder");
     let metrics = JobMetrics::new();
@@ -127,7 +129,7 @@ fn main() {
         "{:<15} {:<13} {:<12} {:>7} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
         "game", "scenario", "team", "per job", "jobs", "play s", "records s", "summary s", "records", "summary"
     );
-    for row in &ROWS {
+    for row in ROWS.iter().filter(|r| r.0.as_str().contains(&only) || r.1.contains(&only)) {
         // As many jobs as take about `seconds` to play, from one job's time.
         let one = jobs(row, 1, Collect::Records);
         let started = Instant::now();
