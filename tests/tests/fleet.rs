@@ -146,7 +146,10 @@ async fn two_worker_processes_give_the_records_of_the_embedded_run() {
     let server = NatsServer::start_with_config(config_fixture("large_payload.conf"));
     let url = server.client_url();
     let setup = Setup::new(slow_sweep("parity", 12, Duration::from_millis(40)));
-    let _workers = [worker_process(&url), worker_process(&url)];
+    // One worker with the default single runtime thread, one with two (`runtime_threads`).
+    let args = ["--nats-url", url.as_str(), "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
+    let two_threads = [("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "2"), ("SIMFLEET_WORKER__RUNTIME_THREADS", "2")];
+    let workers = [worker_process(&url), WorkerProcess::spawn(&args, &two_threads)];
     let f = fleet(&url).await;
     let submitted = submit(&f, &setup).await;
     assert_eq!((submitted.published, submitted.jobs), (12, 12));
@@ -155,6 +158,8 @@ async fn two_worker_processes_give_the_records_of_the_embedded_run() {
     assert!(report.failures.is_empty(), "{:?}", report.failures);
     assert_eq!((report.jobs_done, report.jobs_total, report.duplicates), (12, 12, 0));
     assert_same_records(&setup, &out).await;
+    let logs = workers[1].logs().join("\n");
+    assert!(logs.contains("runtime_threads: 2"), "the second worker runs two runtime threads:\n{logs}");
     // `results` exports the same sweep again, here as Parquet, read back row by row.
     let parquet = setup.path("again.parquet");
     let exported = fleet::results::export(&f, &setup.sweep.id, &parquet, &ProgressBar::hidden()).await.unwrap();

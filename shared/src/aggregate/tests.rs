@@ -186,17 +186,20 @@ proptest! {
     }
 }
 
+/// Cells of every game with typed stats; deception's optional stats (no vote: no
+/// `vote_accuracy`) included.
+const TYPED_STATS_CELLS: [(GameKind, &str, &[&str]); 4] = [
+    (GameKind::BucketBrigade, "default", &["random"; 4]),
+    (GameKind::Deception, "classic_5p1i", &["heuristic"; 5]),
+    (GameKind::Deception, "classic_5p1i?max_ticks=2", &["random"; 5]),
+    (GameKind::Trolley, "trio_3p", &["persuadable"; 3]),
+];
+
 #[test]
 fn typed_stats_aggregate_as_their_maps_do() {
     // Typed stats are aggregated from their fields (`Stats::for_each_number`), maps (every
     // decoded record) from their values: the same aggregate, exactly.
-    let cells: [(GameKind, &str, &[&str]); 4] = [
-        (GameKind::BucketBrigade, "default", &["random"; 4]),
-        (GameKind::Deception, "classic_5p1i", &["heuristic"; 5]),
-        (GameKind::Deception, "classic_5p1i?max_ticks=2", &["random"; 5]),
-        (GameKind::Trolley, "trio_3p", &["persuadable"; 3]),
-    ];
-    for (game, scenario, seats) in cells {
+    for (game, scenario, seats) in TYPED_STATS_CELLS {
         let result = played(game, scenario, seats, 0, 300);
         assert!(result.records.iter().all(|r| r.stats.as_typed().is_some()), "{game:?} has typed stats");
         let maps: Vec<_> = result
@@ -229,14 +232,9 @@ fn a_builder_counts_as_add_does_to_the_bit() {
     let same = |a: &CellAggregate, b: &CellAggregate, what: &str| {
         assert_eq!(crate::protocol::encode(a), crate::protocol::encode(b), "{what}");
     };
-    // Every game, deception's optional stats (no vote: no `vote_accuracy`) included.
-    let cells: [(GameKind, &str, &[&str]); 4] = [
-        (GameKind::BucketBrigade, "default", &["random"; 4]),
-        (GameKind::Deception, "classic_5p1i?max_ticks=2", &["random"; 5]),
-        (GameKind::Trolley, "trio_3p", &["persuadable"; 3]),
-        (GameKind::Cogsguard, "arena", &["noop"; 8]),
-    ];
-    for (game, scenario, seats) in cells {
+    // Every game.
+    let cogsguard = (GameKind::Cogsguard, "arena", &["noop"; 8] as &[&str]);
+    for (game, scenario, seats) in TYPED_STATS_CELLS.into_iter().chain([cogsguard]) {
         let records = played(game, scenario, seats, 0, if game == GameKind::Cogsguard { 3 } else { 300 }).records;
         same(&by_add(game, &records), &by_builder(game, &records), scenario);
     }
