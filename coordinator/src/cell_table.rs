@@ -58,15 +58,16 @@ impl CellTable {
         let cells = sweep
             .cells
             .iter()
-            .map(|c| Slot {
+            .enumerate()
+            .map(|(i, c)| Slot {
                 game: c.game,
                 scenario: c.scenario.clone(),
                 policy_set: c.policy_set.name.clone(),
                 engine_version: simfleet::engine_version(c.game),
-                next: c.first_job,
-                end: c.first_job + c.jobs(sweep.seeds),
+                next: sweep.jobs_of_cell(i).start,
+                end: sweep.jobs_of_cell(i).end,
                 early: BTreeMap::new(),
-                merged: CellAggregate::new(c.game),
+                merged: CellAggregate::new(&c.game.info().buckets),
                 jobs: 0,
             })
             .collect();
@@ -76,28 +77,42 @@ impl CellTable {
     /// Adds a played job's result (its summary, or the aggregate of its records); a failed
     /// result is skipped in the job order.
     pub fn accept(&mut self, sweep: &Sweep, result: &JobResult) -> anyhow::Result<()> {
-        let Some(slot) = sweep.cell_index_of(result.index).and_then(|i| self.cells.get_mut(i)) else {
+        let cells = sweep.cells_of_job(result.index);
+        if cells.is_empty() || cells.end > self.cells.len() {
             anyhow::bail!("job {} is not a job of sweep {}", result.index, sweep.id);
-        };
+        }
+        let slots = &mut self.cells[cells];
         if result.error.is_some() {
-            return slot.put(result.index, None);
+            return slots.iter_mut().try_for_each(|slot| slot.put(result.index, None));
         }
         if !result.engine_version.is_empty() {
-            slot.engine_version.clone_from(&result.engine_version);
+            slots.iter_mut().for_each(|slot| slot.engine_version.clone_from(&result.engine_version));
         }
-        let aggregate = match &result.summary {
+        // The job's first set, then its paired sets, in the order of the group's cells.
+        let first = match &result.summary {
             Some(a) => (**a).clone(),
-            None => CellAggregate::of_records(slot.game, &result.records),
+            None => CellAggregate::of_records(&slots[0].game.info().buckets, &result.records),
         };
-        slot.put(result.index, Some(aggregate))
+        let paired = result.paired.iter().flat_map(|p| p.cells.iter().map(|c| c.summary.clone()));
+        let mut aggregates = std::iter::once(first).chain(paired);
+        for slot in slots.iter_mut() {
+            let Some(aggregate) = aggregates.next() else {
+                anyhow::bail!("job {}'s result has no aggregate of {}", result.index, slot.policy_set);
+            };
+            slot.put(result.index, Some(aggregate))?;
+        }
+        Ok(())
     }
 
     /// Skips job `index` (it failed without a result, e.g. it ran out of deliveries).
     pub fn skip(&mut self, sweep: &Sweep, index: u64) -> anyhow::Result<()> {
-        match sweep.cell_index_of(index).and_then(|i| self.cells.get_mut(i)) {
-            Some(slot) if index >= slot.next && !slot.early.contains_key(&index) => slot.put(index, None),
-            _ => Ok(()),
+        let cells = sweep.cells_of_job(index);
+        for slot in self.cells.get_mut(cells).into_iter().flatten() {
+            if index >= slot.next && !slot.early.contains_key(&index) {
+                slot.put(index, None)?;
+            }
         }
+        Ok(())
     }
 
     /// One row per cell with at least one episode, in the sweep's cell order. Aggregates still
@@ -206,7 +221,7 @@ impl CellsScan {
             sweep: row.sweep.clone(),
             engine_version: row.engine_version.clone(),
             jobs: Default::default(),
-            aggregate: CellAggregate::new(game),
+            aggregate: CellAggregate::new(&game.info().buckets),
         });
         acc.jobs.insert(row.job);
         let record = simfleet::EpisodeRecord {

@@ -93,11 +93,10 @@ pub fn play(
     // Rows are encoded, each job summarised, and summary results aggregated on the thread that
     // played it: the writer only appends bytes in job order, so it keeps up with every core.
     let encoder = writer.as_ref().and_then(RecordWriter::encoder);
+    // A summary job's result comes summarised from the play loop (`simfleet::run_job`).
     let prepare = |r: JobResult| -> anyhow::Result<Played> {
-        let summarise = sweep.cell_of(r.index).is_some_and(|c| c.collect == Collect::Summary);
         match &encoder {
-            _ if summarise => Ok(Played::Result(simfleet::aggregate::summarize(r))),
-            Some(enc) if r.error.is_none() && !summaries => {
+            Some(enc) if r.error.is_none() && r.summary.is_none() && !summaries => {
                 let mut bytes = Vec::with_capacity(r.records.len() * 256);
                 let rows = enc.encode_result(&r, &mut bytes)?;
                 let mut summary = Summary::default();

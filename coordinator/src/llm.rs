@@ -18,10 +18,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use simfleet::llm::episodes::{has_llm_seats, run_job_concurrently};
 use simfleet::llm::http::{HttpOptions, Proxies};
 use simfleet::llm::{ChatRequest, ChatResponse, ChatTransport, ReplayTransport, TransportError};
 use simfleet::protocol::{EpisodeRecord, StatsMap};
+use simfleet::runner::{has_llm_seats, run_job_concurrently};
 use simfleet::{Job, JobResult, RunEnv};
 
 /// The variable naming a PEM file of CA certificates trusted besides the system's roots.

@@ -89,6 +89,7 @@ fn jobs(args: &[String]) {
             seeds: SeedRange { start: index * per_job, count: per_job },
             replay: false,
             collect: Default::default(),
+            paired: Vec::new(),
         };
         let wire = encode(&job);
         let t = Instant::now();

@@ -7,10 +7,15 @@ use std::borrow::Cow;
 
 use crate::spec::Spec;
 
+/// Whether a policy spec string names the `llm` policy.
+pub fn is_llm_spec(spec: &str) -> bool {
+    spec == "llm" || spec.starts_with("llm?") || spec.starts_with("llm:")
+}
+
 /// The `policy` metric label of a spec string: the string as written, except that an `llm`
 /// policy is cut to `llm?model=<m>` (its endpoint and other parameters are free text).
 pub fn metric_label(spec: &str) -> Cow<'_, str> {
-    if spec == "llm" || spec.starts_with("llm?") || spec.starts_with("llm:") {
+    if is_llm_spec(spec) {
         let model = Spec::parse(spec).ok().and_then(|s| s.get("model").map(str::to_string));
         Cow::Owned(match model {
             Some(m) => format!("llm?model={}", crate::spec::percent_encode(&m)),

@@ -38,6 +38,7 @@ pub fn bb_job(sweep: &str, index: u64, scenario: &str, set: &str, seats: Vec<Str
         seeds: SeedRange { start: index * episodes, count: episodes },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

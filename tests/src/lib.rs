@@ -36,4 +36,4 @@ pub use nats_cluster::NatsCluster;
 pub use nats_server::{config_fixture, NatsServer};
 pub use running_worker::{connect, test_settings, RunningWorker};
 pub use wait::{wait_until, within};
-pub use worker_process::{coordinator_binary, WorkerProcess};
+pub use worker_process::{coordinator_binary, worker_binary, WorkerProcess};

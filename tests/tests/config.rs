@@ -186,3 +186,16 @@ fn a_server_list_and_stream_replicas_load_and_bad_ones_name_their_key() {
     let e = load(&[], &[("SIMFLEET_WORKER__STREAM_REPLICAS", "0")]).unwrap_err();
     assert_eq!(e.key(), Some("stream_replicas"), "{e}");
 }
+
+/// The benchmark-only free play (`scripts/bench-scale`) is a cargo feature no shipped build
+/// has: the worker binary the suite runs, built as the image builds it but for the profile,
+/// holds no trace of its switch.
+#[test]
+fn the_worker_binary_has_no_benchmark_only_switch() {
+    let bytes = std::fs::read(simfleet_tests::worker_binary()).unwrap();
+    let needle = concat!("SIMFLEET_BENCH_", "FREE_PLAY").as_bytes();
+    assert!(!bytes.windows(needle.len()).any(|w| w == needle), "the worker binary carries the free-play switch");
+    // The check can see a string the binary does carry.
+    let known = b"drain_timeout_seconds";
+    assert!(bytes.windows(known.len()).any(|w| w == known));
+}

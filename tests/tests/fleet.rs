@@ -465,6 +465,7 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
         seeds: simfleet::protocol::SeedRange { start: 0, count: 2 },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     };
     let per_episode = simfleet::run_job(&probe, &simfleet::RunEnv::default()).elapsed_seconds / 2.0;
     let per_job = ((3.0 * ack_wait.as_secs_f64() / per_episode).ceil() as u64).max(2);

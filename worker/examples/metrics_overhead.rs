@@ -44,6 +44,7 @@ fn jobs(seeds: u64) -> Vec<Job> {
                     seeds: SeedRange { start, count },
                     replay: false,
                     collect: Default::default(),
+                    paired: Vec::new(),
                 });
                 start += count;
             }

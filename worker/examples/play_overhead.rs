@@ -2,12 +2,12 @@
 //! row per game, scenario and team of `scripts/bench-overhead`, at the game's default episodes
 //! per job) played three ways on one thread, in one process:
 //!
-//! * **play**: `run_job_with`, each record built and dropped: the engine, records built;
-//! * **records**: what a play thread does with a records job: [`worker::write_records`] (each
+//! * **play**: `simfleet::play_job` into a sink that drops each record: the engine, records built;
+//! * **records**: what a play thread does with a records job: [`JobSink::play`] (each
 //!   record written into the result as it is played and counted into the job's metrics), then
 //!   the metrics recorded ([`JobMetrics::job_done`]);
-//! * **summary**: what it does with a summary job: each record counted into the aggregate and the
-//!   metrics (`aggregate::run_summary_job`), the metrics recorded and the result encoded. At the
+//! * **summary**: what it does with a summary job, the same sink: each record counted into the
+//!   aggregate and the metrics, the metrics recorded and the result encoded. At the
 //!   records jobs' size, a hundredth of a summary job's default: per-job costs count a hundred
 //!   times more than in the worker, so its overhead errs high.
 //!
@@ -25,10 +25,11 @@ use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use simfleet::protocol::{self, Collect, PolicySet, SeedRange};
+use simfleet::protocol::{Collect, PolicySet, SeedRange};
+use simfleet::runner::RecordSink;
 use simfleet::{GameKind, Job, RunEnv, Spec, PROTOCOL_VERSION};
 use worker::job_metrics::JobMetrics;
-use worker::Written;
+use worker::JobSink;
 
 const PINKY: &str = "pinky?miner=2&scout=1&aligner=3&scrambler=2";
 
@@ -67,8 +68,18 @@ fn jobs(row: &(GameKind, &str, &str, &str, usize), count: u64, collect: Collect)
             seeds: SeedRange { start: index * per_job, count: per_job },
             replay: false,
             collect,
+            paired: Vec::new(),
         })
         .collect()
+}
+
+/// Drops each record as it is played: the engine alone, records built.
+struct Dropped;
+
+impl RecordSink for Dropped {
+    fn episode(&mut self, record: simfleet::EpisodeRecord, replay: Option<String>) {
+        black_box((record, replay));
+    }
 }
 
 /// Plays `jobs` as `side` does; the CPU time of this thread, in seconds.
@@ -77,27 +88,12 @@ fn run(side: Side, jobs: &[Job], env: &RunEnv, metrics: &JobMetrics) -> f64 {
     for job in jobs {
         match side {
             Side::Play => {
-                black_box(simfleet::run_job_with(job, env, &mut |record| {
-                    black_box(record);
-                }));
+                black_box(simfleet::play_job(job, env, &mut Dropped));
             }
-            Side::Records => {
-                let mut tally = metrics.tally(job);
-                let Written::Result(result, payload) = worker::write_records(job, env, &mut tally) else {
-                    panic!("the row's jobs play")
-                };
-                metrics.job_done(job, &result, tally);
+            Side::Records | Side::Summary => {
+                let (result, payload, tallies) = JobSink::play(job, env, metrics);
+                metrics.job_done(job, &result, tallies);
                 black_box(payload);
-            }
-            Side::Summary => {
-                let mut tally = metrics.tally(job);
-                let result = simfleet::aggregate::run_summary_job(job, env, &mut |record| {
-                    if let Some(t) = tally.as_mut() {
-                        t.add(record);
-                    }
-                });
-                metrics.job_done(job, &result, tally);
-                black_box(protocol::encode(&result));
             }
         }
     }

@@ -9,9 +9,9 @@
 //! outside a benchmark (the worker says so in its log at start).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
-use simfleet::aggregate::CellAggregate;
+use simfleet::aggregate::{differences, CellAggregate, Difference, Paired, PairedCell, SeedValue};
 use simfleet::protocol::{Collect, SeedRange};
 use simfleet::{EpisodeRecord, GameKind, Job, JobResult, RunEnv};
 
@@ -32,7 +32,7 @@ struct Template {
 /// The cache of templates, per (game, scenario, policy set).
 #[derive(Default)]
 pub(crate) struct FreePlay {
-    cells: Mutex<HashMap<(String, String, String), std::sync::Arc<Template>>>,
+    cells: Mutex<HashMap<(String, String, String), Arc<Template>>>,
 }
 
 impl FreePlay {
@@ -41,56 +41,115 @@ impl FreePlay {
         (std::env::var(FREE_PLAY_ENV).as_deref() == Ok("1")).then(FreePlay::default)
     }
 
-    /// The answer to `job`, from its cell's template (played now if this is the cell's first).
+    /// The answer to `job`, from its cells' templates (played now if this is a cell's first). A
+    /// summary job with paired sets gets each set's aggregate from its template and the
+    /// differences of the templates' seeds, merged as many times as the job's seeds need.
     pub(crate) fn play(&self, job: &Job, env: &RunEnv) -> JobResult {
-        let key = (job.game.clone(), job.scenario.clone(), job.policy_set.name.clone());
-        let cached = self.cells.lock().expect("free play cache").get(&key).cloned();
-        let template = match cached {
-            Some(t) => t,
-            None => {
-                let mut probe = job.clone();
-                probe.seeds = SeedRange { start: job.seeds.start, count: job.seeds.count.min(TEMPLATE) };
-                probe.collect = Collect::Records;
-                let played = simfleet::run_job(&probe, env);
-                let Ok(game) = job.game.parse::<GameKind>() else { return played };
-                if played.error.is_some() || played.records.is_empty() {
-                    return played;
-                }
-                let t = std::sync::Arc::new(Template {
-                    game,
-                    aggregate: CellAggregate::of_records(game, &played.records),
-                    records: played.records,
-                    engine_version: played.engine_version,
-                });
-                self.cells.lock().expect("free play cache").insert(key, std::sync::Arc::clone(&t));
-                t
-            }
-        };
-        let mut result = JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job));
-        result.engine_version.clone_from(&template.engine_version);
-        let n = template.records.len() as u64;
-        match job.collect {
-            Collect::Records => {
-                result.records = job
-                    .seeds
-                    .iter()
-                    .enumerate()
-                    .map(|(i, seed)| EpisodeRecord { seed, ..template.records[i % n as usize].clone() })
-                    .collect();
-            }
-            Collect::Summary => {
-                let mut aggregate = CellAggregate::default();
-                for _ in 0..job.seeds.count / n {
-                    // Same game, same buckets: cannot fail.
-                    let _ = aggregate.merge(&template.aggregate);
-                }
-                let rest = &template.records[..(job.seeds.count % n) as usize];
-                let _ = aggregate.merge(&CellAggregate::of_records(template.game, rest));
-                result.summary = Some(Box::new(aggregate));
+        if job.paired.is_empty() {
+            return match self.template(job, env) {
+                Ok(t) => answer(job, env, &t),
+                Err(failed) => *failed,
+            };
+        }
+        let mut templates = Vec::new();
+        for set in job.policy_sets() {
+            match self.template(&job.for_set(set), env) {
+                Ok(t) => templates.push(t),
+                Err(failed) => return *failed,
             }
         }
+        let mut result = answer(job, env, &templates[0]);
+        let cells = job.paired.iter().zip(&templates[1..]);
+        let cells = cells.map(|(p, t)| PairedCell { policy_set: p.name.clone(), summary: summary_of(job, t) });
+        let n = templates.iter().map(|t| t.records.len()).min().unwrap_or(1) as u64;
+        let win = templates[0].game.info().win_outcome;
+        let values = |count: u64| -> Vec<Vec<SeedValue>> {
+            let value = |r: &EpisodeRecord| SeedValue {
+                seed: r.seed,
+                team_reward: r.team_reward,
+                win: Some(r.outcome.as_str()) == win,
+            };
+            templates.iter().map(|t| t.records[..count as usize].iter().map(value).collect()).collect()
+        };
+        let mut differences = differences(&values(0), win.is_some());
+        let (whole, rest) = (differences_of(&values(n), win), differences_of(&values(job.seeds.count % n), win));
+        for _ in 0..job.seeds.count / n {
+            merge(&mut differences, &whole);
+        }
+        merge(&mut differences, &rest);
+        result.paired = Some(Box::new(Paired { cells: cells.collect(), differences }));
         result
     }
+
+    /// The template of `job`'s cell: played now if this is its first job.
+    fn template(&self, job: &Job, env: &RunEnv) -> Result<Arc<Template>, Box<JobResult>> {
+        let key = (job.game.clone(), job.scenario.clone(), job.policy_set.name.clone());
+        if let Some(t) = self.cells.lock().expect("free play cache").get(&key) {
+            return Ok(Arc::clone(t));
+        }
+        let mut probe = job.clone();
+        probe.seeds = SeedRange { start: job.seeds.start, count: job.seeds.count.min(TEMPLATE) };
+        probe.collect = Collect::Records;
+        let played = simfleet::run_job(&probe, env);
+        let Ok(game) = job.game.parse::<GameKind>() else { return Err(Box::new(played)) };
+        if played.error.is_some() || played.records.is_empty() {
+            return Err(Box::new(played));
+        }
+        let t = Arc::new(Template {
+            game,
+            aggregate: CellAggregate::of_records(&game.info().buckets, &played.records),
+            records: played.records,
+            engine_version: played.engine_version,
+        });
+        self.cells.lock().expect("free play cache").insert(key, Arc::clone(&t));
+        Ok(t)
+    }
+}
+
+fn differences_of(values: &[Vec<SeedValue>], win: Option<&str>) -> Vec<Difference> {
+    differences(values, win.is_some())
+}
+
+fn merge(into: &mut [Difference], part: &[Difference]) {
+    for (a, b) in into.iter_mut().zip(part) {
+        a.team_reward.merge(&b.team_reward);
+        if let (Some(x), Some(y)) = (a.win.as_mut(), b.win.as_ref()) {
+            x.merge(y);
+        }
+    }
+}
+
+/// `job`'s answer from its (first) cell's template: the records repeated over its seeds, each
+/// with its own seed, or the aggregate merged to its size.
+fn answer(job: &Job, env: &RunEnv, template: &Template) -> JobResult {
+    let mut result = JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job));
+    result.engine_version.clone_from(&template.engine_version);
+    let n = template.records.len();
+    match job.collect {
+        Collect::Records => {
+            result.records = job
+                .seeds
+                .iter()
+                .enumerate()
+                .map(|(i, seed)| EpisodeRecord { seed, ..template.records[i % n].clone() })
+                .collect();
+        }
+        Collect::Summary => result.summary = Some(Box::new(summary_of(job, template))),
+    }
+    result
+}
+
+/// The aggregate of `job`'s seeds from `template`: merged as many times as they need.
+fn summary_of(job: &Job, template: &Template) -> CellAggregate {
+    let n = template.records.len() as u64;
+    let mut aggregate = CellAggregate::default();
+    for _ in 0..job.seeds.count / n {
+        // Same game, same buckets: cannot fail.
+        let _ = aggregate.merge(&template.aggregate);
+    }
+    let rest = &template.records[..(job.seeds.count % n) as usize];
+    let _ = aggregate.merge(&CellAggregate::of_records(&template.game.info().buckets, rest));
+    aggregate
 }
 
 #[cfg(test)]
@@ -110,6 +169,7 @@ mod tests {
             seeds: SeedRange { start, count },
             replay: false,
             collect,
+            paired: Vec::new(),
         }
     }
 
@@ -127,6 +187,15 @@ mod tests {
         assert!(summary.records.is_empty());
         assert_eq!((a.episodes, a.team_reward.count, a.histograms.team_reward.total()), (100_037, 100_037, 100_037));
         assert_eq!(a.outcomes.iter().map(|o| o.episodes).sum::<u64>(), 100_037);
+        let mut paired = job(5, 5000, 1_037, Collect::Summary);
+        paired.paired = vec![PolicySet { name: "randoms".into(), seats: vec!["random".into(); 4] }];
+        let p = free.play(&paired, &env);
+        let part = p.paired.as_deref().expect("the paired part");
+        assert_eq!((part.cells.len(), part.cells[0].summary.episodes, p.episodes()), (1, 1_037, 2_074));
+        assert_eq!(
+            part.differences.iter().map(|d| (d.a, d.b, d.team_reward.count)).collect::<Vec<_>>(),
+            [(0, 1, 1_037)]
+        );
         assert!(FreePlay::from_env().is_none(), "off unless its variable says 1");
     }
 }

@@ -13,7 +13,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use metrics::{Counter, Gauge};
-use simfleet::llm::episodes::{has_llm_seats, is_llm_spec};
+use simfleet::policy::is_llm_spec;
+use simfleet::runner::has_llm_seats;
 use simfleet::{EpisodeRecord, GameKind, Job, JobErrorKind, JobResult, Spec};
 
 use crate::histograms::{self, Series, Tally};
@@ -127,7 +128,7 @@ impl JobMetrics {
     /// A job played: its episodes, rewards, lengths and duration, aggregated per job.
     pub fn job_played(&self, job: &Job, result: &JobResult) {
         let tally = if result.error.is_none() { self.tally_of(job, &result.records) } else { None };
-        self.job_done(job, result, tally);
+        self.job_done(job, result, tally.into_iter().collect());
     }
 
     /// [`JobMetrics::tally`] fed `records`.
@@ -170,8 +171,9 @@ impl JobMetrics {
     }
 
     /// Records a job that played (or failed): its duration, and for a played job its count and
-    /// `tally`, made by [`JobMetrics::tally`] and fed the job's records.
-    pub fn job_done(&self, job: &Job, result: &JobResult, tally: Option<JobTally>) {
+    /// `tallies` (one per policy set it played), made by [`JobMetrics::tally`] and fed the job's
+    /// records.
+    pub fn job_done(&self, job: &Job, result: &JobResult, tallies: Vec<JobTally>) {
         let game = game_label(&job.game);
         metrics::histogram!(JOB_DURATION_SECONDS, "game" => game).record(result.elapsed_seconds);
         if let Some(e) = &result.error {
@@ -181,8 +183,15 @@ impl JobMetrics {
         metrics::counter!(JOBS_TOTAL, "game" => game, "status" => "ok").increment(1);
         // Once per job, not per episode: the sweep's handle is looked up here. The job's seed
         // count, not its records: a job that collects a summary carries no records.
-        metrics::counter!(SWEEP_EPISODES_TOTAL, "sweep" => job.sweep.clone()).increment(job.seeds.count);
-        let Some(t) = tally else { return };
+        let sets = job.policy_sets().count() as u64;
+        metrics::counter!(SWEEP_EPISODES_TOTAL, "sweep" => job.sweep.clone()).increment(job.seeds.count * sets);
+        for t in tallies {
+            self.record_tally(t);
+        }
+    }
+
+    /// Adds one policy set's tally of a played job to its series.
+    fn record_tally(&self, t: JobTally) {
         t.team_reward.merge(&t.team);
         t.length_series.merge(&t.length);
         for (series, tally) in t.agent_reward.iter().zip(&t.agents) {

@@ -16,7 +16,8 @@
 //!   job; [`histograms`]: the per-episode histograms as exact bucket counts; [`llm_metrics`]:
 //!   counting model calls as they happen.
 //! - [`server`]: `/metrics`, `/healthz`, `/readyz`.
-//! - `free_play`: the bench-only mode of `scripts/bench-scale` (`SIMFLEET_BENCH_FREE_PLAY=1`).
+//! - `free_play` (cargo feature `bench-free-play`, off in every shipped build): the bench-only
+//!   mode of `scripts/bench-scale` (`SIMFLEET_BENCH_FREE_PLAY=1`).
 //! - [`WorkerError`]: what stops the worker.
 //!
 //! ```no_run
@@ -37,6 +38,7 @@ use tokio::sync::Semaphore;
 mod cancellation;
 pub mod cli;
 mod error;
+#[cfg(feature = "bench-free-play")]
 mod free_play;
 pub mod histograms;
 mod intake;
@@ -53,7 +55,7 @@ pub mod telemetry;
 
 pub use cli::Cli;
 pub use error::WorkerError;
-pub use player::{write_records, Written};
+pub use player::JobSink;
 pub use settings::{ConfigError, LogFormat, Settings};
 
 /// How long a job whose result could not be published waits before it is redelivered: long
@@ -100,14 +102,20 @@ pub async fn run(
         })
         .collect();
     let metrics = Arc::new(job_metrics::JobMetrics::with_llm(llm_metrics));
-    let free_play = free_play::FreePlay::from_env();
-    if free_play.is_some() {
+    let play = player::PlayContext {
+        env: env.clone(),
+        metrics: Arc::clone(&metrics),
+        client: js.client(),
+        #[cfg(feature = "bench-free-play")]
+        free_play: free_play::FreePlay::from_env(),
+    };
+    #[cfg(feature = "bench-free-play")]
+    if play.free_play.is_some() {
         tracing::warn!(
             "{}=1: bench-only free play; results repeat each cell's first episodes and are not the episodes' own",
             free_play::FREE_PLAY_ENV
         );
     }
-    let play = player::PlayContext { env: env.clone(), metrics: Arc::clone(&metrics), client: js.client(), free_play };
     let players = player::Players::start(settings.concurrency, settings.llm_concurrency, Arc::new(play), llm_envs)
         .map_err(WorkerError::Threads)?;
     let jobs = job::JobContext {

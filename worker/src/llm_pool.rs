@@ -6,9 +6,10 @@
 //! synchronously, so a thread waiting on a model is blocked, not busy; a blocked thread costs
 //! a stack and a connection, not a core. Playing whole jobs here would keep one call in flight
 //! per job; instead the episodes of a job (independent, each a function of its seed and the
-//! model's answers) are handed out one by one ([`simfleet::llm::episodes::ConcurrentJob`]) to
-//! whichever thread is free, in job order, and the last episode to finish builds the result
-//! with the records in seed order, encodes it and records its metrics, as a play thread would.
+//! model's answers) are handed out one by one ([`simfleet::runner::ConcurrentJob`]) to
+//! whichever thread is free, in job order; the played episodes go, in seed order, into the same
+//! [`JobSink`] a play thread uses, and the last episode to finish encodes the result and records
+//! its metrics, as a play thread would.
 //!
 //! A job is prepared (validated) when it is queued, on its task; an invalid one is answered at
 //! once. A queued job can be withdrawn until its first episode starts (shutdown); a job whose
@@ -19,16 +20,16 @@ use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
 use metrics::Gauge;
-use simfleet::llm::episodes::ConcurrentJob;
+use simfleet::runner::ConcurrentJob;
 use simfleet::{GameKind, Job, RunEnv};
 use tokio::sync::oneshot;
 
 use crate::job_metrics::InFlight;
-use crate::player::{finish, Encoded, PlayContext, QUEUED, STARTED};
+use crate::player::{Encoded, JobSink, PlayContext, QUEUED, STARTED};
 
 /// A queued job with `llm` seats.
 struct LlmJob {
-    run: ConcurrentJob,
+    run: ConcurrentJob<JobSink>,
     state: Arc<AtomicU8>,
     done: Mutex<Option<oneshot::Sender<Encoded>>>,
     /// Counts the job in `simfleet_jobs_in_flight` from its first episode to its result.
@@ -102,10 +103,11 @@ impl LlmPool {
             Err(_) => None,
         }
         .unwrap_or_else(|| self.shared.ctx.env.clone());
-        match ConcurrentJob::prepare(Arc::clone(&job), env) {
-            Err(failed) => {
+        let sink = JobSink::new(&job, &env, &self.shared.ctx.metrics);
+        match ConcurrentJob::prepare(Arc::clone(&job), env, sink) {
+            Err((failed, sink)) => {
                 state.store(STARTED, Ordering::Release);
-                let _ = done.send(finish(&self.shared.ctx, &job, *failed));
+                let _ = done.send(sink.finish(&self.shared.ctx, &job, *failed));
             }
             Ok(run) => {
                 let queued = LlmJob {
@@ -165,9 +167,8 @@ fn io(shared: &Shared) {
         shared.episodes_in_flight.increment(1.0);
         let last = job.run.play(offset);
         shared.episodes_in_flight.decrement(1.0);
-        if last {
-            let result = job.run.finish();
-            let encoded = finish(&shared.ctx, job.run.job(), result);
+        if let Some((result, sink)) = last.then(|| job.run.finish()).flatten() {
+            let encoded = sink.finish(&shared.ctx, job.run.job(), result);
             job.in_flight.lock().unwrap_or_else(|p| p.into_inner()).take();
             job.send(encoded);
         }

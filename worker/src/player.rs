@@ -1,6 +1,8 @@
 //! The play threads: `concurrency` OS threads that take delivered jobs in delivery order, play
-//! them with `simfleet::run_job`, encode the result, record its metrics, and hand the encoded
-//! result back to the job's task, which publishes it.
+//! them with `simfleet::play_job` into a [`JobSink`] (each record written into the encoded result,
+//! or counted into the summary, and into the metrics, as it is played), and hand the encoded
+//! result back to the job's task, which publishes it. One path for every job: the I/O threads
+//! feed the same sink from episodes played at once.
 //!
 //! Jobs with `llm` seats go to the I/O threads instead ([`crate::llm_pool`]): they wait on a
 //! model, not a core. Such a job swaps its intake slot for slots of its own (one per episode it
@@ -21,8 +23,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 
-use simfleet::llm::episodes::has_llm_seats;
-use simfleet::protocol::{self, Collect, ResultWriter};
+use simfleet::protocol::{Collect, EpisodeRecord, ResultWriter};
+use simfleet::runner::{has_llm_seats, RecordSink, SummarySink};
 use simfleet::{GameKind, Job, JobError, JobErrorKind, JobResult, RunEnv};
 use tokio::sync::{oneshot, Semaphore};
 
@@ -48,7 +50,7 @@ pub(crate) struct Encoded {
 impl Encoded {
     /// Encodes `result` as it is.
     pub(crate) fn new(result: &JobResult) -> Encoded {
-        Encoded::with_payload(result, protocol::encode(result))
+        Encoded::with_payload(result, result.encode())
     }
 
     fn with_payload(result: &JobResult, payload: Vec<u8>) -> Encoded {
@@ -62,18 +64,9 @@ pub(crate) struct PlayContext {
     pub(crate) metrics: Arc<JobMetrics>,
     /// For the server's `max_payload`.
     pub(crate) client: async_nats::Client,
-    /// Bench-only free play ([`crate::free_play`]), when on.
+    /// Bench-only free play ([`crate::free_play`], cargo feature `bench-free-play`), when on.
+    #[cfg(feature = "bench-free-play")]
     pub(crate) free_play: Option<crate::free_play::FreePlay>,
-}
-
-impl PlayContext {
-    /// Plays `job` (or answers it from the free-play cache in a benchmark).
-    fn play(&self, job: &Job) -> JobResult {
-        match &self.free_play {
-            Some(free) => free.play(job, &self.env),
-            None => simfleet::run_job(job, &self.env),
-        }
-    }
 }
 
 struct Ticket {
@@ -195,7 +188,7 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
         }
         let _in_flight = ctx.metrics.in_flight();
         let job = &ticket.job;
-        // `run_job` turns engine panics into error results itself; this catches the rest, so a
+        // `play_job` turns engine panics into error results itself; this catches the rest, so a
         // bug cannot take a play thread away.
         let encoded = catch_unwind(AssertUnwindSafe(|| play_one(ctx, job))).unwrap_or_else(|panic| {
             let why = simfleet::runner::panic_message(&panic);
@@ -207,124 +200,146 @@ fn play(taken: &Mutex<mpsc::Receiver<Ticket>>, ctx: &PlayContext) {
     }
 }
 
-/// Plays a job on a play thread and encodes its result. A job that collects a summary is
-/// played a record at a time (`run_summary_job`): each record counted into the aggregate and
-/// the metrics, then dropped, so that the job holds no records (a summary job's were tens to
-/// hundreds of megabytes).
+/// Plays a job on a play thread and encodes its result: one path for every job, its records
+/// going into a [`JobSink`] as they are played.
 fn play_one(ctx: &PlayContext, job: &Job) -> Encoded {
-    if ctx.free_play.is_some() {
-        return finish(ctx, job, ctx.play(job));
+    #[cfg(feature = "bench-free-play")]
+    if let Some(free) = &ctx.free_play {
+        let result = free.play(job, &ctx.env);
+        ctx.metrics.job_played(job, &result);
+        return Encoded::new(&result);
     }
-    if job.collect != Collect::Summary {
-        return play_records(ctx, job);
+    let (result, payload, tallies) = JobSink::play(job, &ctx.env, &ctx.metrics);
+    answer(ctx, job, result, payload, tallies)
+}
+
+/// Where a job's episodes go on a worker, one record at a time: written into the job's encoded
+/// result (a records job: `ResultWriter`, the bytes of `JobResult::encode`) or counted into its
+/// aggregate (a summary job), and into the job's metrics tally on the way; then dropped. The
+/// job holds its encoded bytes or its aggregate, never its records: no pass over the records
+/// follows the play (a summary job's were tens to hundreds of megabytes).
+pub struct JobSink {
+    out: Out,
+    tally: Option<JobTally>,
+}
+
+enum Out {
+    Records(ResultWriter),
+    Summary(SummarySink),
+}
+
+impl JobSink {
+    /// The sink of `job` (of one policy set), played by `env`'s worker, counted into `metrics`.
+    pub fn new(job: &Job, env: &RunEnv, metrics: &JobMetrics) -> JobSink {
+        let out = match job.collect {
+            Collect::Summary => Out::Summary(SummarySink::new(simfleet::runner::buckets_of(job))),
+            Collect::Records => {
+                let mut head = JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job));
+                // A game this build does not know fails before anything is written.
+                head.engine_version = job.game.parse::<GameKind>().map(simfleet::engine_version).unwrap_or_default();
+                head.replays = job.replay.then(Vec::new);
+                let count = usize::try_from(job.seeds.count).unwrap_or(usize::MAX);
+                Out::Records(ResultWriter::new(head, count))
+            }
+        };
+        JobSink { out, tally: metrics.tally(job) }
     }
-    let mut tally = ctx.metrics.tally(job);
-    let result = simfleet::aggregate::run_summary_job(job, &ctx.env, &mut |record| {
-        if let Some(t) = tally.as_mut() {
-            t.add(record);
+
+    /// Plays `job` as a play thread does: its result, encoded, and its metrics tallies (one per
+    /// policy set), not yet recorded. A summary job with paired policy sets plays each set
+    /// through the same loop into its own aggregate and tally
+    /// (`simfleet::runner::run_summary_job`); every other job plays into a `JobSink`.
+    pub fn play(job: &Job, env: &RunEnv, metrics: &JobMetrics) -> (JobResult, Vec<u8>, Vec<JobTally>) {
+        if !job.paired.is_empty() {
+            let mut tallies: Vec<Option<JobTally>> =
+                job.policy_sets().map(|p| metrics.tally(&job.for_set(p))).collect();
+            let result = simfleet::runner::run_summary_job(job, env, &mut |set, record| {
+                if let Some(t) = tallies[set].as_mut() {
+                    t.add(record);
+                }
+            });
+            let payload = result.encode();
+            return (result, payload, tallies.into_iter().flatten().collect());
         }
-    });
-    finish_summary(ctx, job, result, tally)
-}
+        let mut sink = JobSink::new(job, env, metrics);
+        let result = simfleet::play_job(job, env, &mut sink);
+        sink.into_answer(result)
+    }
 
-/// Plays a records job, writing each record into the result ([`write_records`]) and counting it
-/// into the metrics as it is played, then dropping it: the job holds its encoded bytes, not its
-/// records, and no pass over the records follows the play. A job that [`write_records`] does not
-/// take goes the way of [`finish`].
-fn play_records(ctx: &PlayContext, job: &Job) -> Encoded {
-    let mut tally = ctx.metrics.tally(job);
-    match write_records(job, &ctx.env, &mut tally) {
-        Written::Result(result, payload) => {
-            let (result, payload) = fitting(ctx, job, result, payload);
-            log_answer(job, &result, "job played");
-            ctx.metrics.job_done(job, &result, tally);
-            Encoded::with_payload(&result, payload)
-        }
-        Written::Failed(result) => finish(ctx, job, result),
-        Written::NotTaken => finish(ctx, job, ctx.play(job)),
+    /// The encoded answer to `job`, whose play ended with `result` (no records: they are in
+    /// this sink); its metrics recorded and the answer logged.
+    pub(crate) fn finish(self, ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded {
+        let (result, payload, tallies) = self.into_answer(result);
+        answer(ctx, job, result, payload, tallies)
+    }
+
+    /// The played job's result, with this sink's aggregate when it is a summary, its encoding,
+    /// and its metrics tally.
+    fn into_answer(self, result: JobResult) -> (JobResult, Vec<u8>, Vec<JobTally>) {
+        let (result, payload) = match (self.out, &result.error) {
+            (_, Some(_)) => {
+                let payload = result.encode();
+                (result, payload)
+            }
+            (Out::Records(writer), None) => match writer.finish(result.elapsed_seconds) {
+                Some(payload) => (result, payload),
+                // Fewer records than the job announced: only a bug could do this.
+                None => {
+                    let error =
+                        JobError::new(JobErrorKind::EnginePanic, "the job played fewer episodes than its seeds");
+                    let failed = JobResult { error: Some(error), ..result };
+                    let payload = failed.encode();
+                    (failed, payload)
+                }
+            },
+            (Out::Summary(summary), None) => {
+                let result = summary.into_result(result);
+                let payload = result.encode();
+                (result, payload)
+            }
+        };
+        (result, payload, self.tally.into_iter().collect())
     }
 }
 
-/// What [`write_records`] made of a job.
-pub enum Written {
-    /// The job's result (without records) and its encoded bytes, records included.
-    Result(JobResult, Vec<u8>),
-    /// The job failed: its error result.
-    Failed(JobResult),
-    /// A job that asks for replays (their texts come before the records in a result) or of a
-    /// game this build does not know: not played.
-    NotTaken,
-}
-
-/// Plays a records job into its encoded result, the way a play thread does: each record is
-/// written into the result as it is played (`ResultWriter`), shown to `tally` (the job's
-/// metrics, [`JobMetrics::tally`]) and dropped. The bytes are `protocol::encode(&run_job(job))`'s.
-/// Public for `examples/play_overhead.rs`, which times it against playing alone.
-pub fn write_records(job: &Job, env: &RunEnv, tally: &mut Option<JobTally>) -> Written {
-    let (Ok(kind), Ok(count), false) = (job.game.parse::<GameKind>(), usize::try_from(job.seeds.count), job.replay)
-    else {
-        return Written::NotTaken;
-    };
-    let mut head = JobResult::empty(&env.worker, job.sweep.clone(), job.index, Some(job));
-    head.engine_version = simfleet::engine_version(kind);
-    let mut writer = ResultWriter::new(head, count);
-    let result = simfleet::run_job_with(job, env, &mut |record| {
-        writer.record(&record);
-        if let Some(t) = tally.as_mut() {
-            t.add(&record);
-        }
-    });
-    let payload = match result.error {
-        None => writer.finish(result.elapsed_seconds),
-        Some(_) => None,
-    };
-    match payload {
-        Some(payload) => Written::Result(result, payload),
-        None => Written::Failed(result),
-    }
-}
-
-/// Encodes a played job's result, logs it and records its metrics. The result is dropped here,
-/// on the thread that built it: thousands of small frees, cheaper where they were allocated.
-pub(crate) fn finish(ctx: &PlayContext, job: &Job, result: JobResult) -> Encoded {
-    if job.collect == Collect::Summary && result.error.is_none() {
-        // The metrics come from the records, so they stay exact (the worker's own buckets and
-        // per-policy series); only the aggregate travels.
-        let tally = ctx.metrics.tally_of(job, &result.records);
-        return finish_summary(ctx, job, simfleet::aggregate::summarize(result), tally);
-    }
-    let (result, payload) = encode_fitting(ctx, job, result);
-    log_answer(job, &result, "job played");
-    ctx.metrics.job_played(job, &result);
+/// The answer to a played job: checked against the server's `max_payload`, logged, its metrics
+/// recorded (the tallies only when it played).
+fn answer(ctx: &PlayContext, job: &Job, result: JobResult, payload: Vec<u8>, tallies: Vec<JobTally>) -> Encoded {
+    let (result, payload) = fitting(ctx, job, result, payload);
+    log_answer(job, &result);
+    let tallies = if result.error.is_none() { tallies } else { Vec::new() };
+    ctx.metrics.job_done(job, &result, tallies);
     Encoded::with_payload(&result, payload)
 }
 
-/// Logs an answered job: at debug level as `what` when it played, as a warning when it failed.
-fn log_answer(job: &Job, result: &JobResult, what: &'static str) {
+impl RecordSink for JobSink {
+    fn episode(&mut self, record: EpisodeRecord, replay: Option<String>) {
+        if let Some(t) = self.tally.as_mut() {
+            t.add(&record);
+        }
+        match &mut self.out {
+            Out::Records(w) => w.episode(record, replay),
+            Out::Summary(s) => s.episode(record, replay),
+        }
+    }
+}
+
+/// Logs an answered job: at debug level when it played, as a warning when it failed.
+fn log_answer(job: &Job, result: &JobResult) {
+    let what = match job.collect {
+        Collect::Records => "job played",
+        Collect::Summary => "job summarised",
+    };
     match &result.error {
         None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = job.seeds.count, "{what}"),
         Some(e) => tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed"),
     }
 }
 
-/// Records a summary job's metrics (its records' `tally`), encodes its result and logs it.
-fn finish_summary(ctx: &PlayContext, job: &Job, result: JobResult, tally: Option<JobTally>) -> Encoded {
-    ctx.metrics.job_done(job, &result, tally);
-    let (result, payload) = encode_fitting(ctx, job, result);
-    log_answer(job, &result, "job summarised");
-    Encoded::with_payload(&result, payload)
-}
-
-/// Encodes a played job's result. A result larger than the server's `max_payload` could never
-/// be published, and a NAK would only repeat the failure until the job dead-letters, so it is
-/// answered instead with a typed `invalid_job` naming `seeds.count`: the sweep asks for too
-/// many episodes per job.
-fn encode_fitting(ctx: &PlayContext, job: &Job, result: JobResult) -> (JobResult, Vec<u8>) {
-    let payload = protocol::encode(&result);
-    fitting(ctx, job, result, payload)
-}
-
-/// [`encode_fitting`] of a result already encoded as `payload`.
+/// A played job's result and its encoding, `payload`, as they may be published. A result larger
+/// than the server's `max_payload` could never be published, and a NAK would only repeat the
+/// failure until the job dead-letters, so it is answered instead with a typed `invalid_job`
+/// naming `seeds.count`: the sweep asks for too many episodes per job.
 fn fitting(ctx: &PlayContext, job: &Job, result: JobResult, payload: Vec<u8>) -> (JobResult, Vec<u8>) {
     let max = ctx.client.server_info().max_payload;
     if payload.len() <= max || max == 0 {
@@ -341,6 +356,6 @@ fn fitting(ctx: &PlayContext, job: &Job, result: JobResult, payload: Vec<u8>) ->
     let mut failed = JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error);
     failed.engine_version = result.engine_version;
     failed.elapsed_seconds = result.elapsed_seconds;
-    let payload = protocol::encode(&failed);
+    let payload = failed.encode();
     (failed, payload)
 }

@@ -71,11 +71,12 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("cannot write {}", args.out.display()))?;
     let env = RunEnv { chat: crate::llm::llm_transport(), worker: "records".into() };
     // The cell's jobs whose seeds meet the range, each cut to the range: same index, same rows.
-    let per_job = cell.episodes_per_job;
+    let group = &sweep.groups[cell.group];
+    let per_job = group.seeds_per_job;
     let (first_chunk, last_chunk) = ((first - all.start) / per_job, (end - 1 - all.start) / per_job);
     let mut written = 0;
     for chunk in first_chunk..=last_chunk {
-        let mut job = sweep.job(cell.first_job + chunk).context("a job of the cell")?;
+        let mut job = sweep.job(group.first_job + chunk).context("a job of the cell")?;
         let (start, stop) = (job.seeds.start.max(first), (job.seeds.start + job.seeds.count).min(end));
         job.seeds = SeedRange { start, count: stop - start };
         let result = crate::llm::run_job(&job, &env);

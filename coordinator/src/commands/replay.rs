@@ -68,6 +68,7 @@ pub fn replay(
         seeds: SeedRange { start: seed, count: 1 },
         replay: true,
         collect: Default::default(),
+        paired: Vec::new(),
     };
     if let Some(records) = records {
         let r = crate::llm::replay_recorded(&job, records)?;

@@ -13,8 +13,8 @@
 //! cells send one small aggregate per job; cells with `llm` seats are not probed (playing them
 //! would call the model).
 
-use simfleet::llm::episodes::has_llm_seats;
-use simfleet::protocol::{self, Collect, SeedRange};
+use simfleet::protocol::{Collect, SeedRange};
+use simfleet::runner::has_llm_seats;
 use simfleet::{run_job, Job, RunEnv};
 
 use crate::sweep::Sweep;
@@ -57,7 +57,7 @@ pub fn oversized(sweep: &Sweep, max_payload: usize) -> Vec<Oversized> {
         return over;
     }
     for (i, cell) in sweep.cells.iter().enumerate() {
-        let Some(probe) = sweep.job(cell.first_job) else { continue };
+        let Some(probe) = sweep.job(sweep.groups[cell.group].first_job) else { continue };
         if cell.collect != Collect::Records || has_llm_seats(&probe) {
             continue;
         }
@@ -90,7 +90,7 @@ fn bytes_per_episode(mut job: Job, episodes_per_job: u64) -> Option<f64> {
     let count =
         ((PROBE_SECONDS / first.elapsed_seconds.max(1e-6)) as u64).clamp(1, PROBE_EPISODES).min(episodes_per_job);
     let result = if count > 1 { play(count)? } else { first };
-    Some(protocol::encode(&result).len() as f64 / count as f64)
+    Some(result.encode().len() as f64 / count as f64)
 }
 
 /// The error `submit` gives for [`oversized`] cells: each cell, its estimate and the episodes

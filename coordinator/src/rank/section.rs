@@ -90,6 +90,7 @@ fn probe(game: GameKind, scenario: &str, seats: Vec<String>) -> Result<(), simfl
         seeds: SeedRange { start: 0, count: 1 },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     };
     let env = RunEnv { chat: crate::llm::llm_transport(), ..RunEnv::default() };
     simfleet::prepare_job(&job, &env).map(|_| ())

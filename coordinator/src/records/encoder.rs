@@ -191,6 +191,7 @@ mod tests {
             seeds: SeedRange { start, count: 40 },
             replay: false,
             collect: Default::default(),
+            paired: Vec::new(),
         };
         run_job(&job, &RunEnv::default())
     }

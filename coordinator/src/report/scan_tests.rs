@@ -24,6 +24,7 @@ fn job(game: &str, scenario: &str, name: &str, seats: &[&str], start: u64, count
         seeds: SeedRange { start, count },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

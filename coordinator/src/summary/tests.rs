@@ -73,6 +73,7 @@ fn result(start: u64) -> simfleet::JobResult {
         seeds: simfleet::protocol::SeedRange { start, count: 40 },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     };
     simfleet::run_job(&job, &simfleet::RunEnv::default())
 }

@@ -1,11 +1,8 @@
-//! Collect modes and job sizes: the default episodes per job of a cell that collects summaries
-//! (a fraction of a second of play), and `--collect`, which turns a parsed sweep into the sweep a file
-//! saying so would be.
+//! Job sizes: the default episodes per job of a cell, and of a cell that collects summaries (a
+//! fraction of a second of play).
 
 use simfleet::protocol::Collect;
 use simfleet::{GameKind, Spec};
-
-use super::Sweep;
 
 /// How many times the records-mode default episodes per job a summary job carries, per game:
 /// about one second of play on one core when chosen, 0.1–0.3 s since issue 17's faster engines
@@ -30,29 +27,5 @@ pub fn default_episodes_per_job(game: GameKind, scenario: &Spec, collect: Collec
     match collect {
         Collect::Records => records,
         Collect::Summary => records.saturating_mul(summary_scale(game)),
-    }
-}
-
-impl Sweep {
-    /// The sweep with every cell collecting `collect` (`--collect`), its jobs sized for that
-    /// where the file leaves `episodes_per_job` to the default, and its id for that: the same
-    /// sweep as a file saying `collect = …` at the top. `None` keeps it as it is.
-    pub fn with_collect(mut self, collect: Option<Collect>) -> Sweep {
-        if let Some(collect) = collect {
-            self.collect_override = Some(collect);
-            let mut next_job = 0;
-            for c in &mut self.cells {
-                c.collect = collect;
-                if !c.explicit_episodes_per_job {
-                    // The scenario parsed when the file was read.
-                    let spec = Spec::parse(&c.scenario).expect("a validated scenario parses");
-                    c.episodes_per_job = default_episodes_per_job(c.game, &spec, collect);
-                }
-                c.first_job = next_job;
-                next_job += c.jobs(self.seeds);
-            }
-            self.set_id();
-        }
-        self
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use simfleet::Spec;
 
 const GOOD: &str = r#"
 name = "BB archetypes!"
@@ -161,4 +162,62 @@ fn summary_jobs_default_to_about_a_second_and_an_explicit_size_still_wins() {
     // A size written in the file stays, whatever the collect mode.
     let explicit = Sweep::parse(GOOD, "g.toml").unwrap().with_collect(Some(Collect::Summary));
     assert!(explicit.cells.iter().all(|c| c.episodes_per_job == 10 && c.explicit_episodes_per_job));
+}
+
+#[test]
+fn summary_cells_of_one_scenario_play_in_one_job_and_records_cells_alone() {
+    let summary = Sweep::parse(&GOOD.replace("[[cells]]", "collect = \"summary\"\n\n[[cells]]"), "s.toml").unwrap();
+    assert_eq!(summary.groups.len(), 2, "one group per scenario");
+    assert!(summary.cells.iter().all(|c| c.paired));
+    // Two sets share a job: ⌈10 / 2⌉ = 5 seeds of each, 5 jobs per scenario.
+    assert_eq!(
+        summary.groups.iter().map(|g| (g.cells.clone(), g.seeds_per_job)).collect::<Vec<_>>(),
+        [(0..2, 5), (2..4, 5)]
+    );
+    let jobs: Vec<Job> = summary.jobs().collect();
+    assert_eq!(jobs.len(), 10);
+    for (i, j) in jobs.iter().enumerate() {
+        assert_eq!((j.index, j.protocol_version, j.collect), (i as u64, 2, Collect::Summary));
+        assert_eq!((j.policy_set.name.as_str(), j.paired.len()), ("firefighters", 1));
+        assert_eq!(j.paired[0].name, "random");
+        assert_eq!(summary.cells_of_job(j.index), if i < 5 { 0..2 } else { 2..4 });
+    }
+    assert_eq!(jobs[4].seeds, SeedRange { start: 30, count: 5 });
+    // Every seed of every cell exactly once.
+    assert_eq!(jobs.iter().map(|j| j.seeds.count * (1 + j.paired.len() as u64)).sum::<u64>(), summary.episode_count());
+    assert_eq!(summary.jobs_of_cell(3), 5..10);
+    // Records: one cell a group, version-1 jobs, and the canonical form of before.
+    let records = Sweep::parse(GOOD, "r.toml").unwrap();
+    assert_eq!(records.groups.len(), 4);
+    assert!(records.jobs().all(|j| j.paired.is_empty() && j.protocol_version == 1));
+    let canonical = serde_json::to_string(&records).unwrap();
+    assert!(!canonical.contains("paired") && !canonical.contains("entry"), "{canonical}");
+    assert!(serde_json::to_string(&summary).unwrap().contains("\"paired\":true"));
+}
+
+#[test]
+fn cells_with_llm_seats_play_alone_and_the_others_still_pair() {
+    let text = GOOD.replace("[[cells]]", "collect = \"summary\"\n\n[[cells]]").replace(
+        "[cells.policy_sets]",
+        "[cells.policy_sets]\nmodel = [\"llm?model=m&endpoint=http://127.0.0.1:9/v1\", \"firefighter\", \"firefighter\", \"firefighter\"]",
+    );
+    // Bucket Brigade has no `llm` policy: checked on a game that has one.
+    let text = text
+        .replace("bucket_brigade", "deception")
+        .replace("\"default\", \"rest_trap?reward_model=reference\"", "\"quick_4p1i\"")
+        .replace("\"firefighter\"", "\"heuristic\"");
+    let s = Sweep::parse(&text, "llm.toml").unwrap();
+    let groups: Vec<_> = s.groups.iter().map(|g| g.cells.clone()).collect();
+    assert_eq!(groups, [0..1, 1..3], "the model's cell alone, the scripted two together");
+    assert!(!s.cells[0].paired && s.cells[1].paired && s.cells[2].paired);
+}
+
+#[test]
+fn collect_override_regroups_and_gives_the_id_of_the_file_saying_so() {
+    let summary = Sweep::parse(&GOOD.replace("[[cells]]", "collect = \"summary\"\n\n[[cells]]"), "s.toml").unwrap();
+    let overridden = Sweep::parse(GOOD, "r.toml").unwrap().with_collect(Some(Collect::Summary));
+    assert_eq!(overridden.groups, summary.groups);
+    assert_eq!(overridden.id, summary.id);
+    let back = overridden.with_collect(Some(Collect::Records));
+    assert_eq!((back.groups.len(), back.job_count()), (4, 12));
 }

@@ -87,16 +87,7 @@ impl FromStr for GameKind {
     }
 }
 
-/// Default histogram buckets of a game's metrics (each spec lists them).
-#[derive(Debug)]
-pub struct Buckets {
-    /// `simfleet_<game>_episode_team_reward`.
-    pub team_reward: &'static [f64],
-    /// `simfleet_<game>_episode_length`.
-    pub length: &'static [f64],
-    /// `simfleet_<game>_agent_reward`.
-    pub agent_reward: &'static [f64],
-}
+pub use crate::aggregate::Buckets;
 
 /// A scenario or policy name with a one-line description, for `coordinator list`.
 #[derive(Debug)]

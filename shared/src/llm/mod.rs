@@ -9,7 +9,8 @@
 //! waits and corrective re-prompts ([`client`]), extraction of the first balanced JSON object
 //! from an answer ([`extract`]), per-seat statistics with the recorded exchanges ([`stats`],
 //! [`exchange`]), exact replays from those exchanges ([`replay`]), the fleet-wide rate limits
-//! ([`limit`]) and playing the episodes of one job concurrently ([`episodes`]).
+//! ([`limit`]); the episodes of a job with `llm` seats are played concurrently by
+//! `crate::runner::ConcurrentJob`.
 //! Each game keeps only its prompt and the mapping from JSON to its actions.
 //!
 //! The client is sans-IO except through its transport: calls, rate-limit admission, backoff
@@ -21,7 +22,6 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 pub mod client;
-pub mod episodes;
 pub mod exchange;
 pub mod extract;
 pub mod limit;

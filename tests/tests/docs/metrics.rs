@@ -153,6 +153,7 @@ fn job(sweep: &str, index: u64, game: &str, scenario: &str, policy: &str, seats:
         seeds: SeedRange { start: index, count: 2 },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

@@ -75,6 +75,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         seeds: SeedRange { start: 0, count: 2 },
         replay: false,
         collect: Collect::Summary,
+        paired: Vec::new(),
     };
     let record = EpisodeRecord {
         seed: 0,
@@ -99,8 +100,12 @@ fn protocol_tables_name_every_field_on_the_wire() {
         elapsed_seconds: 0.1,
         replays: None,
         records: vec![record.clone()],
-        summary: Some(Box::new(CellAggregate::of_records(simfleet::GameKind::BucketBrigade, [&record]))),
+        summary: Some(Box::new(CellAggregate::of_records(
+            &simfleet::GameKind::BucketBrigade.info().buckets,
+            [&record],
+        ))),
         error: None,
+        paired: None,
     };
     let entry = SweepEntry {
         id: job.sweep.clone(),

@@ -28,6 +28,7 @@ fn job(game: &str, scenario: &str, name: &str, seat: &str, seats: usize, start: 
         seeds: SeedRange { start, count },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

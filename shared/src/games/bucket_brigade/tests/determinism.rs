@@ -18,6 +18,7 @@ fn job(scenario: &str, seats: &[&str], start: u64, count: u64, index: u64) -> Jo
         seeds: SeedRange { start, count },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

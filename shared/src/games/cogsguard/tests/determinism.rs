@@ -18,6 +18,7 @@ fn job(seats: &[&str], start: u64, count: u64) -> Job {
         seeds: SeedRange { start, count },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

@@ -17,6 +17,7 @@ fn job(scenario: &str, seats: &[&str], start: u64, count: u64) -> Job {
         seeds: SeedRange { start, count },
         replay: true,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

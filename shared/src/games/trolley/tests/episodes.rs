@@ -19,6 +19,7 @@ fn job(scenario: &str, policy: &str, n: usize, start: u64, count: u64) -> Job {
         seeds: SeedRange { start, count },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 

@@ -1,11 +1,25 @@
-//! The aggregate of a whole equals the merge of the aggregates of its parts; extremes keep
-//! their seeds whatever the merge order.
+//! Aggregates of real games' records: the whole equals the merge of its parts, typed stats
+//! aggregate as their maps do, and a summary job played a record at a time is the aggregate of
+//! its records.
 
 use proptest::prelude::*;
 
 use super::*;
-use crate::protocol::{Job, PolicySet, SeedRange, PROTOCOL_VERSION};
-use crate::{run_job, RunEnv};
+use crate::aggregate::{AggregateError, CellAggregate, CellBuilder, Moments};
+use crate::protocol::{PolicySet, SeedRange, PROTOCOL_VERSION};
+
+/// The oracle of a summary job: its records played and kept, then aggregated after the fact
+/// (what the worker did before summaries were played a record at a time).
+fn summarize(mut result: JobResult) -> JobResult {
+    if result.error.is_some() {
+        return result;
+    }
+    let game: GameKind = result.game.parse().expect("a played job's game");
+    result.summary = Some(Box::new(CellAggregate::of_records(&game.info().buckets, &result.records)));
+    result.records = Vec::new();
+    result.replays = None;
+    result
+}
 
 fn close(a: f64, b: f64) -> bool {
     a == b || (a - b).abs() <= 1e-12 * a.abs().max(b.abs())
@@ -43,6 +57,7 @@ fn job(game: GameKind, scenario: &str, seats: &[&str], start: u64, count: u64) -
         seeds: SeedRange { start, count },
         replay: false,
         collect: Default::default(),
+        paired: Vec::new(),
     }
 }
 
@@ -53,52 +68,9 @@ fn played(game: GameKind, scenario: &str, seats: &[&str], start: u64, count: u64
 }
 
 #[test]
-fn moments_match_the_two_pass_figures() {
-    let values = [3.0, -1.5, 7.25, 0.0, 7.25, -1.5, 2.0];
-    let mut m = Moments::default();
-    for (seed, v) in values.iter().enumerate() {
-        m.add(*v, 100 - seed as u64);
-    }
-    let n = values.len() as f64;
-    let mean = values.iter().sum::<f64>() / n;
-    let m2: f64 = values.iter().map(|v| (v - mean) * (v - mean)).sum();
-    assert!(close(m.mean, mean) && close(m.m2, m2), "{m:?}");
-    // Ties go to the smaller seed: -1.5 at seeds 99 and 95, 7.25 at 98 and 96.
-    assert_eq!((m.min, m.min_seed, m.max, m.max_seed), (-1.5, 95, 7.25, 96));
-    assert!(close(m.ci95(), 1.96 * (m2 / (n - 1.0) / n).sqrt()));
-    assert!(Moments::default().ci95().is_nan());
-}
-
-#[test]
-fn histograms_count_like_the_workers_prometheus_buckets() {
-    let mut h = Histogram::new(&[1.0, 2.5, 10.0]);
-    for v in [0.5, 1.0, 1.5, 2.5, 3.0, 10.0, 11.0, -4.0] {
-        h.record(v);
-    }
-    assert_eq!(h.counts, vec![3, 2, 2, 1]);
-    assert_eq!(h.merge(&Histogram::new(&[1.0, 2.0, 10.0])), Err(AggregateError::Buckets));
-    assert_eq!(h.total(), 8, "a refused merge changes nothing");
-}
-
-proptest! {
-    #[test]
-    fn a_bucket_is_the_partition_point_of_the_bounds(
-        steps in proptest::collection::vec(0.001..100.0f64, 0..20),
-        start in -50.0..50.0f64,
-        value in prop_oneof![-200.0..2200.0f64, Just(f64::NAN), Just(f64::INFINITY), Just(f64::NEG_INFINITY)],
-        on_bound in proptest::option::of(0..20usize),
-    ) {
-        let bounds: Vec<f64> = steps.iter().scan(start, |b, s| { *b += s; Some(*b) }).collect();
-        // Values equal to a bound go to that bound's bucket.
-        let value = on_bound.and_then(|i| bounds.get(i).copied()).unwrap_or(value);
-        prop_assert_eq!(bucket_of(&bounds, value), bounds.partition_point(|b| *b < value));
-    }
-}
-
-#[test]
 fn a_cell_aggregate_counts_every_figure_of_its_records() {
     let r = played(GameKind::BucketBrigade, "default", &["random"; 4], 0, 200);
-    let a = CellAggregate::of_records(GameKind::BucketBrigade, &r.records);
+    let a = CellAggregate::of_records(&GameKind::BucketBrigade.info().buckets, &r.records);
     assert_eq!(a.episodes, 200);
     assert_eq!(a.outcomes.iter().map(|o| o.episodes).sum::<u64>(), 200);
     assert_eq!(a.truncated, r.records.iter().filter(|x| x.truncated).count() as u64);
@@ -116,20 +88,20 @@ fn a_cell_aggregate_counts_every_figure_of_its_records() {
 #[test]
 fn a_summary_result_carries_the_aggregate_and_round_trips() {
     let r = played(GameKind::Trolley, "balanced_5p", &["utilitarian"; 5], 10, 30);
-    let expected = CellAggregate::of_records(GameKind::Trolley, &r.records);
+    let expected = CellAggregate::of_records(&GameKind::Trolley.info().buckets, &r.records);
     let s = summarize(r);
     assert!(s.records.is_empty());
     assert_eq!(s.episodes(), 30);
     assert_eq!(s.summary.as_deref(), Some(&expected));
-    let back: JobResult = crate::protocol::decode(&crate::protocol::encode(&s)).unwrap();
+    let back: JobResult = crate::protocol::decode(&s.encode()).unwrap();
     assert_eq!(back, s);
-    assert_eq!(crate::protocol::encode(&s), rmp_serde::to_vec_named(&s).unwrap());
+    assert_eq!(s.encode(), rmp_serde::to_vec_named(&s).unwrap());
 }
 
 #[test]
 fn merging_with_mismatched_buckets_is_an_error() {
-    let mut a = CellAggregate::new(GameKind::BucketBrigade);
-    let b = CellAggregate::new(GameKind::Deception);
+    let mut a = CellAggregate::new(&GameKind::BucketBrigade.info().buckets);
+    let b = CellAggregate::new(&GameKind::Deception.info().buckets);
     assert_eq!(a.merge(&b), Err(AggregateError::Buckets));
     let mut empty = CellAggregate::default();
     empty.merge(&b).unwrap();
@@ -158,31 +130,16 @@ proptest! {
     fn merged_splits_equal_the_whole(game in 0..4usize, cuts in proptest::collection::vec(0.0..1.0f64, 0..6)) {
         let game = GameKind::ALL[game];
         let recs = records(game);
-        let whole = CellAggregate::of_records(game, recs);
+        let whole = CellAggregate::of_records(&game.info().buckets, recs);
         let mut at: Vec<usize> = cuts.iter().map(|c| (c * recs.len() as f64) as usize).collect();
         at.push(0);
         at.push(recs.len());
         at.sort_unstable();
-        let mut merged = CellAggregate::new(game);
+        let mut merged = CellAggregate::new(&game.info().buckets);
         for w in at.windows(2) {
-            merged.merge(&CellAggregate::of_records(game, &recs[w[0]..w[1]])).unwrap();
+            merged.merge(&CellAggregate::of_records(&game.info().buckets, &recs[w[0]..w[1]])).unwrap();
         }
         prop_assert!(aggregates_close(&merged, &whole), "{merged:?}\n{whole:?}");
-    }
-
-    #[test]
-    fn extremes_do_not_depend_on_the_merge_order(values in proptest::collection::vec(-3i32..3, 1..40)) {
-        let parts: Vec<Moments> = values.iter().enumerate().map(|(seed, v)| {
-            let mut m = Moments::default();
-            m.add(f64::from(*v), seed as u64);
-            m
-        }).collect();
-        let (mut forward, mut backward) = (Moments::default(), Moments::default());
-        parts.iter().for_each(|p| forward.merge(p));
-        parts.iter().rev().for_each(|p| backward.merge(p));
-        prop_assert_eq!((forward.min, forward.min_seed, forward.max, forward.max_seed),
-            (backward.min, backward.min_seed, backward.max, backward.max_seed));
-        prop_assert!(close(forward.mean, backward.mean) || (forward.mean - backward.mean).abs() < 1e-12);
     }
 }
 
@@ -210,8 +167,10 @@ fn typed_stats_aggregate_as_their_maps_do() {
                 ..r.clone()
             })
             .collect();
-        let (typed, mapped) =
-            (CellAggregate::of_records(game, &result.records), CellAggregate::of_records(game, &maps));
+        let (typed, mapped) = (
+            CellAggregate::of_records(&game.info().buckets, &result.records),
+            CellAggregate::of_records(&game.info().buckets, &maps),
+        );
         assert!(!typed.stats.is_empty(), "{game:?} counts stats");
         assert_eq!(typed, mapped, "{game:?} {scenario}");
     }
@@ -219,13 +178,13 @@ fn typed_stats_aggregate_as_their_maps_do() {
 
 #[test]
 fn a_builder_counts_as_add_does_to_the_bit() {
-    let by_add = |game, records: &[crate::protocol::EpisodeRecord]| {
-        let mut a = CellAggregate::new(game);
+    let by_add = |game: GameKind, records: &[crate::protocol::EpisodeRecord]| {
+        let mut a = CellAggregate::new(&game.info().buckets);
         records.iter().for_each(|r| a.add(r));
         a
     };
-    let by_builder = |game, records: &[crate::protocol::EpisodeRecord]| {
-        let mut b = CellBuilder::new(game);
+    let by_builder = |game: GameKind, records: &[crate::protocol::EpisodeRecord]| {
+        let mut b = CellBuilder::new(&game.info().buckets);
         records.iter().for_each(|r| b.add(r));
         b.finish()
     };
@@ -280,11 +239,11 @@ fn a_summary_job_played_a_record_at_a_time_is_summarize_of_run_job() {
             let mut whole = summarize(run_job(&job, &env));
             assert_eq!(whole.error.is_some(), count == 5, "{game:?} {scenario}: the error cases fail");
             let mut seen = Vec::new();
-            let mut streamed = run_summary_job(&job, &env, &mut |r| seen.push(r.seed));
+            let mut streamed = run_summary_job(&job, &env, &mut |_, r| seen.push(r.seed));
             whole.elapsed_seconds = 0.0;
             streamed.elapsed_seconds = 0.0;
             assert_eq!(streamed, whole, "{game:?} {scenario} replay={replay}");
-            assert_eq!(crate::protocol::encode(&streamed), crate::protocol::encode(&whole));
+            assert_eq!(streamed.encode(), whole.encode());
             if whole.error.is_none() {
                 assert_eq!(seen, job.seeds.iter().collect::<Vec<_>>(), "each record shown once, in order");
                 assert_eq!(streamed.episodes(), count);

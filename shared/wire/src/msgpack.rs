@@ -39,13 +39,15 @@ pub const fn fixstr_bytes<const N: usize>(s: &str) -> [u8; N] {
 /// `fixstr!(KEY)`: the MessagePack of a constant string (a map key), built at compile time, as a
 /// `&'static [u8; N]`. Appending it is one copy of a known size, where [`str`] is a push and a
 /// copy, each with its own capacity test: the keys are most of a record's bytes.
-macro_rules! fixstr {
+#[macro_export]
+#[doc(hidden)]
+macro_rules! __msgpack_fixstr {
     ($s:expr) => {{
         const BYTES: [u8; $s.len() + 1] = $crate::msgpack::fixstr_bytes($s);
         &BYTES
     }};
 }
-pub(crate) use fixstr;
+pub use crate::__msgpack_fixstr as fixstr;
 
 /// An unsigned integer in its shortest form (positive fixint below 128).
 #[inline]

@@ -1,9 +1,20 @@
 //! [`Histogram`]: exact bucket counts of one figure, with the bounds the worker's Prometheus
-//! histograms use (`GameKind::info().buckets`).
+//! histograms use ([`Buckets`], which each game states in its `GameInfo`).
 
 use serde::{Deserialize, Serialize};
 
 use super::AggregateError;
+
+/// Default histogram buckets of a game's metrics (each spec lists them).
+#[derive(Debug)]
+pub struct Buckets {
+    /// `simfleet_<game>_episode_team_reward`.
+    pub team_reward: &'static [f64],
+    /// `simfleet_<game>_episode_length`.
+    pub length: &'static [f64],
+    /// `simfleet_<game>_agent_reward`.
+    pub agent_reward: &'static [f64],
+}
 
 /// The bucket of `value` among `bounds` (strictly increasing upper bounds; `bounds.len()` is
 /// `+Inf`): the first whose bound is at least the value. The one rule of every histogram of the

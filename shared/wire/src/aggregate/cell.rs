@@ -6,8 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{AggregateError, CellBuilder, Histogram, Moments};
-use crate::games::GameKind;
+use super::{AggregateError, Buckets, CellBuilder, Histogram, Moments};
 use crate::protocol::EpisodeRecord;
 
 /// Episodes of one outcome label.
@@ -70,9 +69,8 @@ pub fn llm_tokens(llm: Option<&Value>) -> Option<u64> {
 }
 
 impl CellAggregate {
-    /// An empty aggregate with `game`'s histogram buckets.
-    pub fn new(game: GameKind) -> CellAggregate {
-        let b = &game.info().buckets;
+    /// An empty aggregate with a game's histogram buckets `b`.
+    pub fn new(b: &Buckets) -> CellAggregate {
         CellAggregate {
             histograms: Histograms {
                 team_reward: Histogram::new(b.team_reward),
@@ -83,9 +81,9 @@ impl CellAggregate {
         }
     }
 
-    /// The aggregate of `records`, in order.
-    pub fn of_records<'a>(game: GameKind, records: impl IntoIterator<Item = &'a EpisodeRecord>) -> CellAggregate {
-        let mut a = CellBuilder::new(game);
+    /// The aggregate of `records`, in order, with a game's histogram buckets `b`.
+    pub fn of_records<'a>(b: &Buckets, records: impl IntoIterator<Item = &'a EpisodeRecord>) -> CellAggregate {
+        let mut a = CellBuilder::new(b);
         for r in records {
             a.add(r);
         }

@@ -1,108 +1,92 @@
-//! Playing the episodes of one job with `llm` seats concurrently.
+//! Playing the episodes of one job with `llm` seats concurrently, into a sink in seed order.
 //!
 //! An `llm` seat blocks its thread for every model call, so a job played seed after seed keeps
 //! one call in flight. But every episode is independent and a pure function of (scenario,
 //! team, seed, the model's answers), so the episodes of a job can be played at once on as many
 //! threads, each with a game of its own (prepared from the job: validation is cheap next to one
-//! model call), and the records put back in seed order. [`ConcurrentJob`] is that bookkeeping:
-//! threads [`claim`](ConcurrentJob::claim) seed offsets, [`play`](ConcurrentJob::play) them,
-//! and whoever plays the last one builds the result with
-//! [`finish`](ConcurrentJob::finish). Its result equals [`crate::run_job`]'s for the same job
-//! (but for `elapsed_seconds`). The worker feeds it to its I/O threads; [`run_job_concurrently`]
-//! plays one job on scoped threads (`coordinator run`).
+//! model call). [`ConcurrentJob`] is that bookkeeping: threads [`claim`](ConcurrentJob::claim)
+//! seed offsets and [`play`](ConcurrentJob::play) them; each played episode waits until those
+//! of the seeds before it have gone to the sink, so the sink sees them in seed order, as from
+//! [`super::play_job`]; whoever plays the last one takes the result with
+//! [`finish`](ConcurrentJob::finish), made by [`super::result_of`] as every result is. The
+//! worker feeds it to its I/O threads; [`run_job_concurrently`] plays one job on scoped threads
+//! (`coordinator run`).
 
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::games::{AnyGame, Episode};
-use crate::protocol::{Job, JobError, JobErrorKind, JobResult, PROTOCOL_VERSION};
-use crate::runner::{engine_version, panic_message, prepare_job};
+use super::{panic_error, prepare_job, result_of, Collected, RecordSink, SummarySink};
+use crate::games::{AnyGame, Episode, GameKind};
+use crate::protocol::{Collect, Job, JobError, JobResult};
 use crate::RunEnv;
 
-/// Whether a policy spec string names the `llm` policy.
-pub fn is_llm_spec(spec: &str) -> bool {
-    spec == "llm" || spec.starts_with("llm?") || spec.starts_with("llm:")
-}
-
-/// Whether any seat of `job` is an `llm` seat (a string check: no parsing, no allocation).
+/// Whether any seat of `job` is an `llm` seat (a string check: no parsing, no allocation): such
+/// a job is played concurrently.
 pub fn has_llm_seats(job: &Job) -> bool {
-    job.policy_set.seats.iter().any(|s| is_llm_spec(s))
+    job.policy_set.seats.iter().any(|s| crate::policy::is_llm_spec(s))
 }
 
-#[derive(Default)]
-struct Progress {
+struct Progress<S> {
     /// The next seed offset to hand out.
     next: u64,
     /// Episodes played (or failed) of those handed out.
     finished: u64,
-    /// Played episodes by seed offset.
-    episodes: Vec<Option<Episode>>,
+    /// The offset of the next episode the sink takes.
+    emitted: u64,
+    /// Episodes played ahead of `emitted`, by seed offset.
+    waiting: BTreeMap<u64, Episode>,
+    /// Where the episodes go, in seed order (taken by `finish`).
+    sink: Option<S>,
     /// The first failure (an engine panic): no more episodes are handed out.
     failed: Option<JobError>,
     /// Set once `finish` has taken the result.
     finished_job: bool,
 }
 
-/// A job whose episodes are played by several threads.
-pub struct ConcurrentJob {
+/// A job whose episodes are played by several threads into one sink `S`.
+pub struct ConcurrentJob<S> {
     job: Arc<Job>,
     env: RunEnv,
-    version: String,
+    kind: GameKind,
     started: Instant,
     count: u64,
     /// Prepared games not in use: each thread takes one (or prepares one) per episode.
     idle: Mutex<Vec<AnyGame>>,
-    progress: Mutex<Progress>,
+    progress: Mutex<Progress<S>>,
 }
 
-impl std::fmt::Debug for ConcurrentJob {
+impl<S> std::fmt::Debug for ConcurrentJob<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ConcurrentJob").field("sweep", &self.job.sweep).field("index", &self.job.index).finish()
     }
 }
 
-/// The result of a job that failed before or while playing.
-fn error_result(job: &Job, env: &RunEnv, version: String, started: Instant, error: JobError) -> JobResult {
-    JobResult {
-        protocol_version: PROTOCOL_VERSION,
-        sweep: job.sweep.clone(),
-        index: job.index,
-        worker: env.worker.clone(),
-        engine_version: version,
-        game: job.game.clone(),
-        scenario: job.scenario.clone(),
-        policy_set: job.policy_set.name.clone(),
-        elapsed_seconds: started.elapsed().as_secs_f64(),
-        replays: None,
-        records: Vec::new(),
-        summary: None,
-        error: Some(error),
-    }
-}
-
-fn panic_error(payload: &Box<dyn std::any::Any + Send>) -> JobError {
-    JobError::new(JobErrorKind::EnginePanic, format!("engine panicked: {}", panic_message(payload)))
-}
-
-impl ConcurrentJob {
-    /// Validates `job` (preparing its first game). A job that cannot be played is `Err` with
-    /// its error result, the one [`crate::run_job`] gives.
-    pub fn prepare(job: Arc<Job>, env: RunEnv) -> Result<ConcurrentJob, Box<JobResult>> {
+impl<S: RecordSink> ConcurrentJob<S> {
+    /// Validates `job` (preparing its first game); its episodes will go to `sink`. A job that
+    /// cannot be played is `Err` with its error result, the one [`super::play_job`] gives.
+    pub fn prepare(job: Arc<Job>, env: RunEnv, sink: S) -> Result<ConcurrentJob<S>, (Box<JobResult>, S)> {
         let started = Instant::now();
-        let (kind, game) =
-            prepare_job(&job, &env).map_err(|e| Box::new(error_result(&job, &env, String::new(), started, e)))?;
-        // The same cap as `run_job`'s record buffer: the count itself is the job's business.
-        let count = job.seeds.count;
-        let slots = usize::try_from(count).unwrap_or(usize::MAX).min(1 << 20);
-        let mut episodes = Vec::with_capacity(slots);
-        episodes.resize_with(slots, || None);
+        let (kind, game) = match prepare_job(&job, &env) {
+            Ok(prepared) => prepared,
+            Err(e) => return Err((Box::new(result_of(&job, &env, None, Some(e), started)), sink)),
+        };
+        let progress = Progress {
+            next: 0,
+            finished: 0,
+            emitted: 0,
+            waiting: BTreeMap::new(),
+            sink: Some(sink),
+            failed: None,
+            finished_job: false,
+        };
         Ok(ConcurrentJob {
-            version: engine_version(kind),
+            kind,
             started,
-            count,
+            count: job.seeds.count,
             idle: Mutex::new(vec![game]),
-            progress: Mutex::new(Progress { episodes, ..Progress::default() }),
+            progress: Mutex::new(progress),
             job,
             env,
         })
@@ -118,8 +102,9 @@ impl ConcurrentJob {
         self.count
     }
 
-    fn progress(&self) -> std::sync::MutexGuard<'_, Progress> {
-        // Nothing panics while holding it (episodes are played outside the lock).
+    fn progress(&self) -> std::sync::MutexGuard<'_, Progress<S>> {
+        // Nothing panics while holding it (episodes are played outside the lock; a sink that
+        // panicked leaves it poisoned, and the job's result then says so through `failed`).
         self.progress.lock().unwrap_or_else(|p| p.into_inner())
     }
 
@@ -140,10 +125,11 @@ impl ConcurrentJob {
         p.failed.is_some() || p.next >= self.count
     }
 
-    /// Plays the claimed seed offset `offset`. Returns true when this was the last episode to
-    /// finish: the caller then takes the result with [`ConcurrentJob::finish`].
+    /// Plays the claimed seed offset `offset`, and hands the sink every episode that no longer
+    /// waits for an earlier one. Returns true when this was the last episode to finish: the
+    /// caller then takes the result with [`ConcurrentJob::finish`].
     pub fn play(&self, offset: u64) -> bool {
-        let seed = self.job.seeds.start + offset;
+        let seed = self.job.seeds.start.wrapping_add(offset);
         let game = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
         let played = catch_unwind(AssertUnwindSafe(|| {
             let mut game = match game {
@@ -157,8 +143,19 @@ impl ConcurrentJob {
         match played {
             Ok(Ok((game, episode))) => {
                 self.idle.lock().unwrap_or_else(|p| p.into_inner()).push(game);
-                if let Some(slot) = usize::try_from(offset).ok().and_then(|i| p.episodes.get_mut(i)) {
-                    *slot = Some(episode);
+                p.waiting.insert(offset, episode);
+                let p = &mut *p;
+                if let (None, Some(sink)) = (&p.failed, p.sink.as_mut()) {
+                    let (waiting, emitted) = (&mut p.waiting, &mut p.emitted);
+                    let emitted = catch_unwind(AssertUnwindSafe(|| {
+                        while let Some(ep) = waiting.remove(emitted) {
+                            sink.episode(ep.record, ep.replay);
+                            *emitted += 1;
+                        }
+                    }));
+                    if let Err(panic) = emitted {
+                        p.failed.get_or_insert(panic_error(&panic));
+                    }
                 }
             }
             Ok(Err(e)) => {
@@ -170,49 +167,46 @@ impl ConcurrentJob {
         }
         p.finished += 1;
         let handed_out = p.failed.is_some() || p.next >= self.count;
-        handed_out && p.finished == p.next && !p.finished_job
+        let last = handed_out && p.finished == p.next && !p.finished_job;
+        if last {
+            p.finished_job = true;
+        }
+        last
     }
 
-    /// The job's result: records (and replays) in seed order, or the first failure. Call once,
-    /// after [`ConcurrentJob::play`] returned true.
-    pub fn finish(&self) -> JobResult {
+    /// The job's result (without records: they went to the sink) and the sink, or the first
+    /// failure. Call once, after [`ConcurrentJob::play`] returned true; `None` when called
+    /// again.
+    pub fn finish(&self) -> Option<(JobResult, S)> {
         let mut p = self.progress();
-        p.finished_job = true;
-        if let Some(e) = p.failed.take() {
-            return error_result(&self.job, &self.env, self.version.clone(), self.started, e);
+        let sink = p.sink.take()?;
+        let result = result_of(&self.job, &self.env, Some(self.kind), p.failed.take(), self.started);
+        Some((result, sink))
+    }
+}
+
+/// Plays `job` with up to `threads` episodes at once (scoped threads) into the result its
+/// `collect` asks for, as [`super::run_job`] does: equal to its result but for
+/// `elapsed_seconds`.
+pub fn run_job_concurrently(job: &Job, env: &RunEnv, threads: usize) -> JobResult {
+    match job.collect {
+        Collect::Records => {
+            let (result, records) = play_concurrently(job, env, threads, Collected::for_job(job));
+            records.into_result(result)
         }
-        let mut records = Vec::with_capacity(p.episodes.len());
-        let mut replays = self.job.replay.then(|| Vec::with_capacity(p.episodes.len()));
-        for episode in p.episodes.drain(..).flatten() {
-            records.push(episode.record);
-            if let (Some(r), Some(text)) = (replays.as_mut(), episode.replay) {
-                r.push(text);
-            }
-        }
-        JobResult {
-            protocol_version: PROTOCOL_VERSION,
-            sweep: self.job.sweep.clone(),
-            index: self.job.index,
-            worker: self.env.worker.clone(),
-            engine_version: self.version.clone(),
-            game: self.job.game.clone(),
-            scenario: self.job.scenario.clone(),
-            policy_set: self.job.policy_set.name.clone(),
-            elapsed_seconds: self.started.elapsed().as_secs_f64(),
-            replays,
-            records,
-            summary: None,
-            error: None,
+        Collect::Summary => {
+            let sink = SummarySink::new(super::buckets_of(job));
+            let (result, summary) = play_concurrently(job, env, threads, sink);
+            summary.into_result(result)
         }
     }
 }
 
-/// Plays `job` with up to `threads` episodes at once (scoped threads), records in seed order.
-/// Equal to [`crate::run_job`]'s result but for `elapsed_seconds`.
-pub fn run_job_concurrently(job: &Job, env: &RunEnv, threads: usize) -> JobResult {
-    let run = match ConcurrentJob::prepare(Arc::new(job.clone()), env.clone()) {
+/// Plays `job` into `sink` on up to `threads` scoped threads.
+fn play_concurrently<S: RecordSink + Send>(job: &Job, env: &RunEnv, threads: usize, sink: S) -> (JobResult, S) {
+    let run = match ConcurrentJob::prepare(Arc::new(job.clone()), env.clone(), sink) {
         Ok(run) => run,
-        Err(result) => return *result,
+        Err((result, sink)) => return (*result, sink),
     };
     let threads = threads.clamp(1, usize::try_from(run.episodes()).unwrap_or(usize::MAX).max(1));
     std::thread::scope(|scope| {
@@ -224,7 +218,7 @@ pub fn run_job_concurrently(job: &Job, env: &RunEnv, threads: usize) -> JobResul
             });
         }
     });
-    run.finish()
+    run.finish().expect("finished once, here")
 }
 
 #[cfg(test)]
@@ -234,7 +228,7 @@ mod tests {
 
     use super::*;
     use crate::llm::{ChatRequest, ChatResponse, ChatTransport, TransportError};
-    use crate::protocol::{PolicySet, SeedRange};
+    use crate::protocol::{PolicySet, SeedRange, PROTOCOL_VERSION};
 
     /// Answers every call with the same legal-looking action after a short wait, counting the
     /// calls in flight at once.
@@ -270,6 +264,7 @@ mod tests {
             seeds: SeedRange { start: 10, count },
             replay: false,
             collect: Default::default(),
+            paired: Vec::new(),
         }
     }
 
@@ -296,7 +291,7 @@ mod tests {
             }
         }
         many.elapsed_seconds = one.elapsed_seconds;
-        assert_eq!(crate::protocol::encode(&one), crate::protocol::encode(&many));
+        assert_eq!(one.encode(), many.encode());
     }
 
     #[test]

@@ -9,8 +9,7 @@
 //! left off, comparing one name. Every stat's moments see the same values in the same order as
 //! through [`CellAggregate::add`], so the aggregate is the same to the bit (tested).
 
-use super::{CellAggregate, Moments};
-use crate::games::GameKind;
+use super::{Buckets, CellAggregate, Moments};
 use crate::protocol::EpisodeRecord;
 
 /// Counts episodes into a [`CellAggregate`] ([`CellBuilder::finish`]).
@@ -22,9 +21,9 @@ pub struct CellBuilder {
 }
 
 impl CellBuilder {
-    /// An empty aggregate with `game`'s histogram buckets.
-    pub fn new(game: GameKind) -> CellBuilder {
-        CellBuilder { aggregate: CellAggregate::new(game), stats: Vec::new() }
+    /// An empty aggregate with a game's histogram buckets `b`.
+    pub fn new(b: &Buckets) -> CellBuilder {
+        CellBuilder { aggregate: CellAggregate::new(b), stats: Vec::new() }
     }
 
     /// Counts one episode, as [`CellAggregate::add`] does.

@@ -82,8 +82,8 @@ pub fn write_msgpack_of<T: Serialize + ?Sized>(value: &T, out: &mut Vec<u8>) {
 
 /// For the games' tests: the numbers and `llm` tokens typed stats read from their fields equal
 /// those of their map, bit for bit and in order.
-#[cfg(test)]
-pub(crate) fn assert_numbers_like_map(typed: &dyn TypedStats) {
+#[cfg(any(test, feature = "test-support"))]
+pub fn assert_numbers_like_map(typed: &dyn TypedStats) {
     let map = typed.to_map();
     let (mut from_map, mut from_fields) = (Vec::new(), Vec::new());
     for_each_number_of(&map, &mut |k, v| from_map.push((k.to_owned(), v.to_bits())));
