@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use simfleet::aggregate::CellAggregate;
 use simfleet::{GameKind, JobResult};
 
-use crate::records::cells::CellRow;
+use crate::records::cells::{merge_differences, CellDifference, CellRow};
 use crate::sweep::Sweep;
 
 /// What one cell has merged so far.
@@ -25,18 +25,29 @@ struct Slot {
     next: u64,
     /// The index past the cell's last job.
     end: u64,
-    /// Aggregates (or failures, `None`) of later jobs, waiting for `next`.
-    early: BTreeMap<u64, Option<CellAggregate>>,
+    /// What later jobs gave (or failures, `None`), waiting for `next`.
+    early: BTreeMap<u64, Option<Part>>,
     merged: CellAggregate,
+    /// The merged differences from the later policy sets of the cell's paired jobs.
+    paired: Vec<CellDifference>,
     jobs: u64,
 }
 
+/// What one job gives one cell: its aggregate, and its differences from the later sets the job
+/// played on the same seeds.
+#[derive(Debug)]
+struct Part {
+    aggregate: CellAggregate,
+    paired: Vec<CellDifference>,
+}
+
 impl Slot {
-    fn put(&mut self, index: u64, aggregate: Option<CellAggregate>) -> anyhow::Result<()> {
-        self.early.insert(index, aggregate);
-        while let Some(a) = self.early.remove(&self.next) {
-            if let Some(a) = a {
-                self.merged.merge(&a)?;
+    fn put(&mut self, index: u64, part: Option<Part>) -> anyhow::Result<()> {
+        self.early.insert(index, part);
+        while let Some(p) = self.early.remove(&self.next) {
+            if let Some(p) = p {
+                self.merged.merge(&p.aggregate)?;
+                merge_differences(&mut self.paired, &p.paired);
                 self.jobs += 1;
             }
             self.next += 1;
@@ -68,6 +79,7 @@ impl CellTable {
                 end: sweep.jobs_of_cell(i).end,
                 early: BTreeMap::new(),
                 merged: CellAggregate::new(&c.game.info().buckets),
+                paired: Vec::new(),
                 jobs: 0,
             })
             .collect();
@@ -95,11 +107,22 @@ impl CellTable {
         };
         let paired = result.paired.iter().flat_map(|p| p.cells.iter().map(|c| c.summary.clone()));
         let mut aggregates = std::iter::once(first).chain(paired);
-        for slot in slots.iter_mut() {
+        // Set `a`'s differences from the later sets `b`, numbered as the slots are.
+        let names: Vec<String> = slots.iter().map(|s| s.policy_set.clone()).collect();
+        let differences = result.paired.as_deref().map_or(&[][..], |p| &p.differences[..]);
+        for (i, slot) in slots.iter_mut().enumerate() {
             let Some(aggregate) = aggregates.next() else {
                 anyhow::bail!("job {}'s result has no aggregate of {}", result.index, slot.policy_set);
             };
-            slot.put(result.index, Some(aggregate))?;
+            let mut paired = Vec::new();
+            for d in differences.iter().filter(|d| d.a as usize == i) {
+                let Some(against) = names.get(d.b as usize) else {
+                    anyhow::bail!("job {}'s result pairs set {} of {}", result.index, d.b, names.len());
+                };
+                let (team_reward, win) = (d.team_reward.clone(), d.win.clone());
+                paired.push(CellDifference { against: against.clone(), team_reward, win });
+            }
+            slot.put(result.index, Some(Part { aggregate, paired }))?;
         }
         Ok(())
     }
@@ -121,22 +144,27 @@ impl CellTable {
         let mut rows = Vec::new();
         for slot in &self.cells {
             let mut merged = slot.merged.clone();
+            let mut paired = slot.paired.clone();
             let mut jobs = slot.jobs;
-            for a in slot.early.values().flatten() {
-                merged.merge(a)?;
+            for p in slot.early.values().flatten() {
+                merged.merge(&p.aggregate)?;
+                merge_differences(&mut paired, &p.paired);
                 jobs += 1;
             }
             debug_assert!(slot.next <= slot.end);
             if merged.episodes > 0 {
-                rows.push(CellRow::new(
-                    &self.sweep,
-                    slot.game.as_str(),
-                    &slot.engine_version,
-                    &slot.scenario,
-                    &slot.policy_set,
-                    jobs,
-                    merged,
-                ));
+                rows.push(
+                    CellRow::new(
+                        &self.sweep,
+                        slot.game.as_str(),
+                        &slot.engine_version,
+                        &slot.scenario,
+                        &slot.policy_set,
+                        jobs,
+                        merged,
+                    )
+                    .with_paired(paired),
+                );
             }
         }
         Ok(rows)

@@ -1,7 +1,9 @@
 //! `collect = "summary"` end to end, through the CLI: the summary table of a summary sweep,
 //! played in-process and by a fleet of real workers on a real nats-server, equals the table of
-//! the same sweep's records, for all four games; summary results stay small on the stream; the
-//! table of a records file is the same from every format (Parquet read by column projection).
+//! the same sweep's records, for all four games, and so does the `compare` table (the paired
+//! differences summary jobs collect) and the report's forest plots; summary results stay small on
+//! the stream; the table of a records file is the same from every format (Parquet read by column
+//! projection).
 
 use std::path::Path;
 use std::time::Duration;
@@ -14,7 +16,7 @@ use simfleet_tests::{CoordinatorProcess, NatsServer, WorkerProcess};
 
 const TIMEOUT: Duration = Duration::from_secs(300);
 
-/// One cell of every game, several jobs per cell so that aggregates are merged.
+/// Two policy sets of every game, several jobs per cell so that aggregates are merged.
 const SWEEP: &str = r#"
 name = "four games"
 seeds = { start = 5, count = 60 }
@@ -32,12 +34,14 @@ game = "deception"
 scenarios = ["classic_5p1i"]
 [cells.policy_sets]
 heuristic = ["heuristic", "heuristic", "heuristic", "heuristic", "heuristic"]
+random = ["random", "random", "random", "random", "random"]
 
 [[cells]]
 game = "trolley"
 scenarios = ["balanced_5p"]
 [cells.policy_sets]
 persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "persuadable"]
+random = ["random", "random", "random", "random", "random"]
 
 [[cells]]
 game = "cogsguard"
@@ -45,6 +49,7 @@ scenarios = ["arena"]
 episodes_per_job = 8
 [cells.policy_sets]
 balanced = ["pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2", "pinky?miner=2&scout=1&aligner=3&scrambler=2"]
+random = ["random", "random", "random", "random", "random", "random", "random", "random"]
 "#;
 
 /// Runs `coordinator ARGS` to its end; returns its stdout, failing on a non-zero exit.
@@ -96,6 +101,36 @@ fn same_cells(label: &str, got: &[CellRow], want: &[CellRow]) {
     }
 }
 
+/// `coordinator compare FILE [--baseline B] --out …json`: the table printed, and the
+/// comparisons written.
+async fn compared(dir: &Path, file: &str, baseline: Option<&str>) -> (String, Vec<serde_json::Value>) {
+    let json = path(dir, "compared.json");
+    let mut args = vec!["compare", file, "--out", &json];
+    if let Some(b) = baseline {
+        args.extend(["--baseline", b]);
+    }
+    let printed = coordinator(&args).await;
+    let table = printed.lines().filter(|l| !l.starts_with("comparisons written to")).collect::<Vec<_>>().join("\n");
+    (table, serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap())
+}
+
+/// The tables string-equal; in the written comparisons, counts exact and every figure to 1e-9.
+fn same_comparisons(label: &str, got: &(String, Vec<serde_json::Value>), want: &(String, Vec<serde_json::Value>)) {
+    assert_eq!(got.0, want.0, "{label}: the compare table");
+    assert_eq!(got.1.len(), want.1.len(), "{label}: comparisons");
+    for (g, w) in got.1.iter().zip(&want.1) {
+        let (g, w) = (g.as_object().unwrap(), w.as_object().unwrap());
+        assert_eq!(g.keys().collect::<Vec<_>>(), w.keys().collect::<Vec<_>>(), "{label}");
+        for (key, wv) in w {
+            let gv = &g[key];
+            match (gv.as_f64(), wv.as_f64()) {
+                (Some(a), Some(b)) if !(gv.is_u64() && wv.is_u64()) => close(&format!("{label} {key}"), a, b),
+                _ => assert_eq!(gv, wv, "{label} {key}"),
+            }
+        }
+    }
+}
+
 fn path(dir: &Path, name: &str) -> String {
     dir.join(name).to_str().unwrap().to_string()
 }
@@ -110,7 +145,7 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     coordinator(&["run", &sweep, "--out", &path(d, "records.jsonl"), "--quiet", "--threads", "2"]).await;
     let records_table = coordinator(&["summary", &path(d, "records.jsonl"), "--out", &path(d, "reference.csv")]).await;
     let reference = read_cells(&d.join("reference.csv")).unwrap();
-    assert_eq!(reference.len(), 7);
+    assert_eq!(reference.len(), 10);
     for g in ["bucket_brigade", "deception", "trolley", "cogsguard"] {
         assert!(reference.iter().any(|c| c.game == g && c.aggregate.team_reward.count == 60), "{g}");
     }
@@ -127,24 +162,28 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
         "2",
     ])
     .await;
-    assert!(ran.contains("420 episodes summarised into 7 cells"), "{ran}");
+    assert!(ran.contains("600 episodes summarised into 10 cells"), "{ran}");
     let embedded = read_cells(&d.join("embedded.parquet")).unwrap();
     let summary_id = &embedded[0].sweep;
     assert_ne!(summary_id, &reference[0].sweep, "a summary sweep has its own id");
-    // A summary cell group's policy sets play together, ⌈25 / 2⌉ seeds of each per job: Bucket
-    // Brigade's paired cells have 5 jobs of 13 seeds, the others 3 of 25 (Pinky 8 of 8).
-    assert_eq!(embedded.iter().map(|r| r.jobs).collect::<Vec<_>>(), [5, 5, 5, 5, 3, 3, 8]);
+    // A summary cell group's policy sets play together, ⌈25 / 2⌉ seeds of each per job: every
+    // game's two cells of a scenario share 5 jobs of 13 seeds (Pinky's 15 of ⌈8 / 2⌉).
+    assert_eq!(embedded.iter().map(|r| r.jobs).collect::<Vec<_>>(), [5, 5, 5, 5, 5, 5, 5, 5, 15, 15]);
     let with_id = |rows: &[CellRow]| -> Vec<CellRow> {
-        rows.iter().zip(&embedded).map(|(r, e)| CellRow { sweep: summary_id.clone(), jobs: e.jobs, ..r.clone() }).collect()
+        rows.iter()
+            .zip(&embedded)
+            .map(|(r, e)| CellRow { sweep: summary_id.clone(), jobs: e.jobs, ..r.clone() })
+            .collect()
     };
     same_cells("embedded", &embedded, &with_id(&reference));
     let embedded_table = coordinator(&["summary", &path(d, "embedded.parquet")]).await;
     assert_eq!(embedded_table, records_table, "the summary table of the summary file");
-    // The fleet: one worker, `submit --collect summary --watch`.
+    // The fleet: two workers, `submit --collect summary --watch`.
     let server = NatsServer::start();
     let url = server.client_url();
     coordinator(&["setup", "--nats-url", &url]).await;
-    let worker = WorkerProcess::spawn(&["--nats-url", &url, "--metrics-listen", "127.0.0.1:0"], &[]);
+    let workers: Vec<WorkerProcess> =
+        (0..2).map(|_| WorkerProcess::spawn(&["--nats-url", &url, "--metrics-listen", "127.0.0.1:0"], &[])).collect();
     let out = path(d, "fleet.jsonl");
     let watched = coordinator(&[
         "submit",
@@ -159,15 +198,44 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
         &url,
     ])
     .await;
-    assert!(watched.contains("summarised into 7 cells"), "{watched}");
+    assert!(watched.contains("summarised into 10 cells"), "{watched}");
     let fleet = read_cells(Path::new(&out)).unwrap();
     same_cells("fleet", &fleet, &with_id(&reference));
     assert_eq!(fleet, embedded, "the fleet's cells are the embedded run's, value for value");
     assert_eq!(coordinator(&["summary", &out]).await, records_table);
-    // The worker's Prometheus counts stay exact: counted from the records before aggregating.
-    let (code, metrics) = http_get(worker.metrics_addr(TIMEOUT).await, "/metrics").await.unwrap();
-    assert_eq!(code, 200);
-    assert_eq!(metric_sum(&metrics, "simfleet_episodes_total", &[]), Some(420.0), "episodes by outcome");
+    // The paired comparisons of the summary files are the records file's: `compare` against
+    // the default baseline (`random`, the later set of its jobs) and against `firefighters` (the
+    // earlier set: its differences negated), from the embedded file, the fleet's, and a directory
+    // of shards of the fleet's.
+    let shards = d.join("shards");
+    std::fs::create_dir(&shards).unwrap();
+    let (first, second) = fleet.split_at(4);
+    coordinator::records::cells::write_cells(&shards.join("a.csv"), first).unwrap();
+    coordinator::records::cells::write_cells(&shards.join("b.csv"), second).unwrap();
+    for baseline in [None, Some("firefighters")] {
+        let want = compared(d, &path(d, "records.jsonl"), baseline).await;
+        assert!(want.1.len() >= 2, "{baseline:?}: {}", want.0);
+        for file in [path(d, "embedded.parquet"), out.clone(), path(d, "shards")] {
+            let got = compared(d, &file, baseline).await;
+            same_comparisons(&format!("{file} {baseline:?}"), &got, &want);
+        }
+    }
+    // The report of a summary file opens with the forest plots: one panel per (game, scenario)
+    // with the baseline, as the records file's report.
+    for file in [path(d, "records.jsonl"), out.clone()] {
+        let html = path(d, "report.html");
+        coordinator(&["report", &file, "--out", &html]).await;
+        let html = std::fs::read_to_string(&html).unwrap();
+        assert_eq!(html.matches("<svg class=\"forest\"").count(), 3, "{file}: deception, trolley, cogsguard");
+    }
+    // The workers' Prometheus counts stay exact: counted from the records before aggregating.
+    let mut metrics = String::new();
+    for worker in &workers {
+        let (code, text) = http_get(worker.metrics_addr(TIMEOUT).await, "/metrics").await.unwrap();
+        assert_eq!(code, 200);
+        metrics.push_str(&text);
+    }
+    assert_eq!(metric_sum(&metrics, "simfleet_episodes_total", &[]), Some(600.0), "episodes by outcome");
     let bb = "simfleet_bucket_brigade_episode_team_reward_count";
     assert_eq!(metric_sum(&metrics, bb, &[("scenario", "hard"), ("policy_set", "mixed")]), Some(60.0));
     let histogram = &fleet.iter().find(|c| c.game == "bucket_brigade").unwrap().aggregate.histograms.team_reward;
@@ -182,13 +250,13 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     // `results` exports the summary sweep again from the stream: the same cells.
     let again = path(d, "again.msgpack");
     let exported = coordinator(&["results", summary_id, "--out", &again, "--quiet", "--nats-url", &url]).await;
-    assert!(exported.contains("7 cell summaries written"), "{exported}");
+    assert!(exported.contains("10 cell summaries written"), "{exported}");
     assert_eq!(read_cells(Path::new(&again)).unwrap(), fleet);
     // Each job's result is one aggregate: small on the stream.
     let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
     let info = js.get_stream(RESULTS_STREAM).await.unwrap().info().await.unwrap().state.clone();
-    // Bucket Brigade's two paired cells of a scenario share their 5 jobs.
-    assert_eq!(info.messages, 5 + 5 + 3 + 3 + 8, "one result per job");
+    // The two paired cells of a scenario share their jobs.
+    assert_eq!(info.messages, 5 + 5 + 5 + 5 + 15, "one result per job");
     let aggregates = fleet.iter().map(|c| c.jobs).sum::<u64>();
     assert!(info.bytes / aggregates < 2048, "{} bytes per cell's aggregate", info.bytes / aggregates);
 }

@@ -20,10 +20,10 @@ use crate::records::Input;
 /// The file is read twice on every core; memory holds the baseline's values per seed and a
 /// bit per episode, not the episodes.
 ///
-/// Pairing needs per-seed episode records (any export format: .jsonl, .csv, .msgpack,
-/// .parquet). A results file holding only per-cell aggregates (a sweep with
-/// collect = "summary") cannot be compared: the variance of a difference depends on how the
-/// two teams' results move together seed by seed, which aggregates drop.
+/// Reads records files (any export format: .jsonl, .csv, .msgpack, .parquet) and summary files
+/// (a sweep with collect = "summary"): summary jobs play every policy set of a (game, scenario)
+/// of one [[cells]] entry on the same seeds and keep the moments of the per-seed differences, so
+/// the table of a summary file is the one its records would give (to rounding).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The results files (.jsonl, .csv, .msgpack or .parquet), or directories of shards (their
@@ -43,16 +43,22 @@ pub struct Args {
 /// Prints the table (and writes the file).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let input = Input::open(&args.files)?;
-    let compared = compare::pairing::compare_input(&input, args.baseline.as_deref(), crate::records::scan::BLOCK)
-        .with_context(|| format!("cannot compare {input}"))?;
-    Input::warn_partial(&compared.partial);
-    if compared.duplicates > 0 {
-        eprintln!(
-            "warning: {} episode(s) repeat a (cell, seed) already read; the first of each was kept",
-            compared.duplicates
-        );
-    }
-    let comparisons = compared.comparisons;
+    let comparisons = if input.is_cells() {
+        let rows = input.read_cells()?;
+        compare::cells::compare_rows(&rows, args.baseline.as_deref())
+            .with_context(|| format!("cannot compare {input}"))?
+    } else {
+        let compared = compare::pairing::compare_input(&input, args.baseline.as_deref(), crate::records::scan::BLOCK)
+            .with_context(|| format!("cannot compare {input}"))?;
+        Input::warn_partial(&compared.partial);
+        if compared.duplicates > 0 {
+            eprintln!(
+                "warning: {} episode(s) repeat a (cell, seed) already read; the first of each was kept",
+                compared.duplicates
+            );
+        }
+        compared.comparisons
+    };
     print!("{}", compare::table::table(&comparisons));
     if let Some(out) = args.out {
         compare::table::write(&comparisons, &out)

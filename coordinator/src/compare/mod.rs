@@ -4,9 +4,9 @@
 //! and of the win indicator, with 95% intervals, the unpaired interval the same episodes would
 //! give, and a paired t-test whose p-values are Holm-corrected across every comparison shown.
 //!
-//! Pairing needs the per-seed records; aggregates alone (means and variances per cell) cannot
-//! give the variance of a difference, which depends on how the two teams' results covary seed
-//! by seed.
+//! Pairing needs per-seed values: the records, or the moments of the per-seed differences that
+//! paired summary jobs collect; aggregates alone (means and variances per cell) cannot give the
+//! variance of a difference, which depends on how the two teams' results covary seed by seed.
 //!
 //! # Layout
 //!
@@ -16,8 +16,10 @@
 //!   a time (the reference of the equality tests).
 //! - [`pairing`]: the same comparisons from two parallel reads, keeping per seed only the
 //!   baseline's values and one bit per cell: what `compare` and `report` use.
+//! - [`cells`]: the same comparisons from a summary file's paired differences.
 //! - [`table`]: the terminal table and the CSV / JSON export.
 
+pub mod cells;
 pub mod paired;
 pub mod pairing;
 pub mod pairs;
@@ -67,6 +69,9 @@ pub struct Comparisons {
     pub rows: Vec<Comparison>,
     /// (game, scenario) groups without the baseline: nothing compared there.
     pub without_baseline: Vec<(String, String)>,
+    /// (game, scenario, policy set) of a summary file whose jobs did not play the baseline's
+    /// seeds with it (another `[[cells]]` entry, or `llm` seats): no paired difference.
+    pub not_paired: Vec<(String, String, String)>,
 }
 
 /// Errors of `compare`.
@@ -79,11 +84,18 @@ pub enum CompareError {
     #[error(transparent)]
     Mixed(#[from] crate::summary::MixedVersions),
     /// No episode records at all.
-    #[error(
-        "{0} holds no episode records: compare pairs episodes seed by seed, so it needs per-seed records (a sweep \
-         with collect = \"summary\" keeps only per-cell aggregates; run it with per-episode records to compare)"
-    )]
+    #[error("{0} holds no episode records: compare pairs episodes seed by seed, so it needs per-seed records")]
     NoRecords(String),
+    /// A summary file without paired differences.
+    #[error(
+        "the summary file holds no paired differences: its cells were not played as paired summary jobs (written \
+         before paired summaries, or every cell alone: cells with `llm` seats are never paired); compare a \
+         records-mode run, or play the sweep again with this version"
+    )]
+    NotPaired,
+    /// Summary rows that cannot be merged.
+    #[error("cannot merge the summary rows of one cell: {0}")]
+    Cells(String),
     /// The named baseline is not a policy set of the file.
     #[error("no policy set named {name:?} in the results; they are: {known}")]
     UnknownBaseline {
@@ -143,7 +155,7 @@ pub fn compare(pairs: &Pairs, baseline: Option<&str>) -> Result<Comparisons, Com
     for (row, adjusted) in rows.iter_mut().zip(stats::holm(&p)) {
         row.p_holm = adjusted;
     }
-    Ok(Comparisons { baseline, rows, without_baseline })
+    Ok(Comparisons { baseline, rows, without_baseline, not_paired: Vec::new() })
 }
 
 /// Reads `input` (files of any format) and compares against `baseline`.

@@ -63,28 +63,37 @@ impl PairedSums {
     /// The paired difference of the pairs added. Fewer than two give NaN intervals and p-value.
     pub fn finish(&self) -> Paired {
         let (base, other, diff) = (self.base, self.other, self.diff);
-        let n = diff.n;
-        if n < 2.0 {
-            return Paired { n: n as u64, mean: diff.mean, half: f64::NAN, unpaired_half: f64::NAN, p: f64::NAN };
+        if diff.n < 2.0 {
+            return Paired::of_moments(diff.n, diff.mean, f64::NAN, f64::NAN, f64::NAN);
         }
-        let se = (diff.var() / n).sqrt();
-        let half = t95(n - 1.0) * se;
-        let p = if se > 0.0 {
-            t_two_sided_p(diff.mean / se, n - 1.0)
-        } else if diff.mean == 0.0 {
-            1.0 // every pair equal: no evidence of a difference
-        } else {
-            0.0 // the same nonzero difference on every seed
-        };
-        let (va, vb) = (base.var() / n, other.var() / n);
-        let se_u = (va + vb).sqrt();
-        let df = if va + vb > 0.0 { (va + vb).powi(2) / ((va * va + vb * vb) / (n - 1.0)) } else { n - 1.0 };
-        let unpaired_half = t95(df) * se_u;
-        Paired { n: n as u64, mean: diff.mean, half, unpaired_half, p }
+        Paired::of_moments(diff.n, diff.mean, diff.var(), base.var(), other.var())
     }
 }
 
 impl Paired {
+    /// The paired difference of `n` pairs from their figures: the mean difference and its
+    /// sample variance, and each side's sample variance (what a summary file's merged moments
+    /// give, [`super::cells`]). Fewer than two pairs give NaN intervals and p-value.
+    pub fn of_moments(n: f64, mean: f64, var_diff: f64, var_base: f64, var_other: f64) -> Paired {
+        if n < 2.0 {
+            return Paired { n: n as u64, mean, half: f64::NAN, unpaired_half: f64::NAN, p: f64::NAN };
+        }
+        let se = (var_diff / n).sqrt();
+        let half = t95(n - 1.0) * se;
+        let p = if se > 0.0 {
+            t_two_sided_p(mean / se, n - 1.0)
+        } else if mean == 0.0 {
+            1.0 // every pair equal: no evidence of a difference
+        } else {
+            0.0 // the same nonzero difference on every seed
+        };
+        let (va, vb) = (var_base / n, var_other / n);
+        let se_u = (va + vb).sqrt();
+        let df = if va + vb > 0.0 { (va + vb).powi(2) / ((va * va + vb * vb) / (n - 1.0)) } else { n - 1.0 };
+        let unpaired_half = t95(df) * se_u;
+        Paired { n: n as u64, mean, half, unpaired_half, p }
+    }
+
     /// The difference of `pairs` (baseline, policy set), one per shared seed. Fewer than two
     /// pairs give NaN intervals and p-value.
     pub fn of(pairs: impl IntoIterator<Item = (f64, f64)>) -> Paired {

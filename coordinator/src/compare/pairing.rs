@@ -357,7 +357,7 @@ impl Pairing {
         for (row, adjusted) in rows.iter_mut().zip(stats::holm(&p)) {
             row.p_holm = adjusted;
         }
-        Comparisons { baseline: self.baseline.clone(), rows, without_baseline }
+        Comparisons { baseline: self.baseline.clone(), rows, without_baseline, not_paired: Vec::new() }
     }
 }
 

@@ -104,6 +104,13 @@ pub fn table(c: &Comparisons) -> String {
     for (game, scenario) in &c.without_baseline {
         out.push_str(&format!("{game} / {scenario}: no {} episodes, nothing compared\n", c.baseline));
     }
+    for (game, scenario, policy_set) in &c.not_paired {
+        out.push_str(&format!(
+            "{game} / {scenario} / {policy_set}: not played on the seeds of {} in the same jobs (another [[cells]] \
+             entry, or llm seats): no paired difference\n",
+            c.baseline
+        ));
+    }
     out
 }
 

@@ -18,7 +18,7 @@ use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::Field;
 use serde::{Deserialize, Serialize};
-use simfleet::aggregate::CellAggregate;
+use simfleet::aggregate::{CellAggregate, Moments};
 use simfleet::GameKind;
 
 use super::error::{ExportError, ImportError};
@@ -61,11 +61,55 @@ pub struct CellRow {
     pub win_share: Option<f64>,
     /// Everything else.
     pub aggregate: CellAggregate,
+    /// The per-seed differences between this cell and the other policy sets its summary jobs
+    /// played on the same seeds (paired summary jobs): one per later policy set of its group,
+    /// what `compare` and the report's forest plots read. Empty for a records cell, or a cell
+    /// whose jobs played no other set.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub paired: Vec<CellDifference>,
+}
+
+/// This cell's team reward (and win, 0/1) minus that of policy set `against`, seed by seed, over
+/// the seeds both played: the moments a paired comparison needs, merged over the cell's jobs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CellDifference {
+    /// The other policy set (same game and scenario).
+    pub against: String,
+    /// Team reward of this cell minus `against`'s, per seed.
+    pub team_reward: Moments,
+    /// Win (1) or not (0) of this cell minus `against`'s, per seed; absent for a game without a
+    /// win outcome.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub win: Option<Moments>,
+}
+
+impl CellDifference {
+    /// Adds the differences of more seeds (another job's).
+    pub fn merge(&mut self, other: &CellDifference) {
+        self.team_reward.merge(&other.team_reward);
+        match (&mut self.win, &other.win) {
+            (Some(w), Some(o)) => w.merge(o),
+            (None, Some(o)) => self.win = Some(o.clone()),
+            _ => {}
+        }
+    }
+}
+
+/// Merges `from` into `into`, difference by difference, matched by `against` (a new one is added
+/// at the end).
+pub fn merge_differences(into: &mut Vec<CellDifference>, from: &[CellDifference]) {
+    for d in from {
+        match into.iter_mut().find(|x| x.against == d.against) {
+            Some(x) => x.merge(d),
+            None => into.push(d.clone()),
+        }
+    }
 }
 
 /// The flat columns, in file order, and whether each is text, an integer, a float or an
-/// optional float (`aggregate`, the last, is text).
-const COLUMNS: [(&str, Kind); 17] = [
+/// optional float (`aggregate` and `paired`, the last two, are text: compact JSON, `paired`
+/// empty when the cell has no paired differences).
+const COLUMNS: [(&str, Kind); 18] = [
     ("sweep", Kind::Text),
     ("game", Kind::Text),
     ("engine_version", Kind::Text),
@@ -83,6 +127,7 @@ const COLUMNS: [(&str, Kind); 17] = [
     ("length_mean", Kind::Float),
     ("win_share", Kind::OptFloat),
     ("aggregate", Kind::Text),
+    ("paired", Kind::Text),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -133,11 +178,22 @@ impl CellRow {
             length_mean: aggregate.length.mean,
             win_share: win.map(share),
             aggregate,
+            paired: Vec::new(),
         }
+    }
+
+    /// The row with its paired differences.
+    pub fn with_paired(mut self, paired: Vec<CellDifference>) -> CellRow {
+        self.paired = paired;
+        self
     }
 
     fn values(&self) -> Vec<Cell> {
         let aggregate = serde_json::to_string(&self.aggregate).expect("an aggregate always serialises");
+        let paired = match self.paired.is_empty() {
+            true => String::new(),
+            false => serde_json::to_string(&self.paired).expect("differences always serialise"),
+        };
         vec![
             Cell::Text(self.sweep.clone()),
             Cell::Text(self.game.clone()),
@@ -156,6 +212,7 @@ impl CellRow {
             Cell::Float(Some(self.length_mean)),
             Cell::Float(self.win_share),
             Cell::Text(aggregate),
+            Cell::Text(paired),
         ]
     }
 
@@ -165,6 +222,11 @@ impl CellRow {
         let jobs = need("jobs")?.parse::<u64>().map_err(|e| format!("jobs: {e}"))?;
         let aggregate: CellAggregate =
             serde_json::from_str(&need("aggregate")?).map_err(|e| format!("aggregate: {e}"))?;
+        // Files written before paired summaries have no `paired` column.
+        let paired = match get("paired").filter(|p| !p.is_empty()) {
+            Some(p) => serde_json::from_str(&p).map_err(|e| format!("paired: {e}"))?,
+            None => Vec::new(),
+        };
         Ok(CellRow::new(
             &need("sweep")?,
             &need("game")?,
@@ -173,7 +235,8 @@ impl CellRow {
             &need("policy_set")?,
             jobs,
             aggregate,
-        ))
+        )
+        .with_paired(paired))
     }
 }
 

@@ -51,15 +51,16 @@ pub fn grids(summary: &Summary, baseline: Option<&str>) -> IndexMap<String, Grid
     grids
 }
 
-/// The section's HTML for a summary file (one aggregate per cell): the heatmaps only, and why
-/// there are no forest plots (pairing needs the seeds, which a summary does not keep).
+/// The section's HTML for a summary file without paired differences (written before paired
+/// summary jobs, or of cells never paired): the heatmaps only, and why there are no forest plots.
 pub fn section_without_pairs(summary: &Summary) -> String {
     let mut out = String::from("<section class=\"glance\"><h2>At a glance</h2>");
     out.push_str(
         "<p class=\"note\">Per game: mean team reward of every scenario (row) and policy set (column), one colour \
-         scale per game, with the win rate printed in each cell. This file holds per-cell summaries \
-         (<code>collect = \"summary\"</code>), so there are no paired comparisons: pairing needs every \
-         episode's seed. Play the sweep with records to see them.</p>",
+         scale per game, with the win rate printed in each cell. This summary file holds no paired \
+         differences (its cells were not played as paired summary jobs: written by an older version, or \
+         cells with <code>llm</code> seats), so there are no paired comparisons. Play the sweep again, or \
+         with records, to see them.</p>",
     );
     for (game, grid) in grids(summary, None) {
         let _ = write!(out, "<h3>{}</h3>", escape(&game));
@@ -102,6 +103,21 @@ pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
             heatmap(&format!("{game}: mean team reward by scenario and policy set"), &grid),
             escape(&game)
         );
+        let not_paired: Vec<String> = comparisons
+            .not_paired
+            .iter()
+            .filter(|(g, _, _)| *g == game)
+            .map(|(_, scenario, set)| format!("{set} ({scenario})"))
+            .collect();
+        if !not_paired.is_empty() {
+            let _ = write!(
+                out,
+                "<p class=\"note\">Not paired with {}: its summary jobs did not play their seeds (another \
+                 <code>[[cells]]</code> or ranking section, or <code>llm</code> seats): {}.</p>",
+                escape(baseline),
+                escape(&not_paired.join(", "))
+            );
+        }
         match by_game.get(game.as_str()) {
             Some(scenarios) => {
                 out.push_str("<figure><div style=\"display:flex;flex-wrap:wrap;gap:6px 18px\">");

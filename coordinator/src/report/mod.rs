@@ -40,6 +40,7 @@ use indexmap::{IndexMap, IndexSet};
 
 use crate::compare::{CompareError, Comparisons};
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
+use crate::records::cells::CellRow;
 use crate::records::scan::{self as parallel, Need};
 use crate::records::Input;
 use crate::summary::Summary;
@@ -91,12 +92,16 @@ pub struct Written {
 /// Gathers the page's contents from a summary file: the table and the ranking from the cells'
 /// aggregates, the histograms from their bucket counts.
 fn collect_cells(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
-    let rows = input.read_cells()?;
-    let summary = crate::cell_table::summary_of(&rows)?;
+    collect_cell_rows(input, &input.read_cells()?, membership)
+}
+
+/// [`collect_cells`] of rows already read.
+fn collect_cell_rows(input: &Input, rows: &[CellRow], membership: Membership) -> anyhow::Result<Collected> {
+    let summary = crate::cell_table::summary_of(rows)?;
     let mut ranker = Ranker::new(membership);
     let (mut sweeps, mut versions) = (IndexSet::new(), IndexMap::new());
     let mut histograms = IndexMap::new();
-    for row in &rows {
+    for row in rows {
         sweeps.insert(row.sweep.clone());
         versions.entry(row.game.clone()).or_insert_with(|| row.engine_version.clone());
         ranker.add_cell(row);
@@ -121,7 +126,15 @@ fn gather(
     block: usize,
 ) -> anyhow::Result<(Collected, Option<Comparisons>)> {
     if input.is_cells() {
-        return Ok((collect_cells(input, membership)?, None));
+        let rows = input.read_cells()?;
+        // The forest plots need paired differences: summary files written before paired
+        // summary jobs (or of cells never paired) have none, and the page goes without.
+        let comparisons = match crate::compare::cells::compare_rows(&rows, baseline) {
+            Ok(c) => Some(c),
+            Err(CompareError::NotPaired) => None,
+            Err(e) => return Err(e.into()),
+        };
+        return Ok((collect_cell_rows(input, &rows, membership)?, comparisons));
     }
     let threads = parallel::threads();
     let need = Need { sweep: true, llm: true, whole: false };
@@ -232,7 +245,11 @@ fn render_blocks(
 pub fn render_rows(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<String> {
     let collected = collect_rows(input, membership)?;
     let lead = if input.is_cells() {
-        glance::section_without_pairs(&collected.summary)
+        match crate::compare::cells::compare_rows(&input.read_cells()?, baseline) {
+            Ok(comparisons) => glance::section(&collected.summary, &comparisons),
+            Err(CompareError::NotPaired) => glance::section_without_pairs(&collected.summary),
+            Err(e) => return Err(e.into()),
+        }
     } else {
         // A read of its own: the pairs keep every seed, which the rest of the page never needs.
         let (_, comparisons) = crate::compare::compare_file(input, baseline)?;

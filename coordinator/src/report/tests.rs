@@ -87,10 +87,18 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!((written.cells, written.episodes, written.ranked), (11, 660, 1));
     assert!(html.contains("Prometheus buckets") && html.contains("seed blocks not available"), "says what it drew");
-    assert!(
-        html.contains("At a glance") && html.contains("no paired comparisons"),
-        "heatmaps, and why no forest plots"
-    );
+    // The ranking's teams are paired with each other, not with the `[[cells]]` group's baseline
+    // (another section's jobs): the page says so rather than draw an unpaired forest.
+    assert!(html.contains("At a glance") && html.contains("Not paired with firefighters &lt;&amp;&gt;"), "says why");
+    let out = dir.path().join("teams.html");
+    let teams =
+        crate::compare::cells::compare_rows(&crate::records::Input::file(&cells).unwrap().read_cells().unwrap(), None)
+            .unwrap();
+    assert_eq!(teams.not_paired.len(), 5, "the five teams of `default`");
+    let team = &teams.not_paired[0].2;
+    report(&crate::records::Input::file(&cells).unwrap(), None, Some(team), &out).unwrap();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(html.matches("<svg class=\"forest\"").count(), 2, "one forest per scenario of the teams");
     let refused = crate::compare::compare_file(&crate::records::Input::file(&cells).unwrap(), None).unwrap_err();
     assert!(matches!(refused, crate::compare::CompareError::NoRecords(_)), "{refused}");
 }
