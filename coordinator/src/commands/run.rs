@@ -63,6 +63,16 @@ fn print_report(report: &RunReport, out: &Path) {
             }
         }
     }
+    if let Some(stop) = &report.stop {
+        let _ = write!(stdout, "\n{}", stop.table());
+        let _ = writeln!(stdout, "\n{}\n{}", stop.episodes_line(), stop.core_seconds_line());
+        if stop.empty {
+            let _ = writeln!(
+                stdout,
+                "warning: an interval disagreed with an earlier look of the same question: the normal approximation does not hold there"
+            );
+        }
+    }
     if !report.failures.is_empty() {
         let _ = writeln!(stdout, "\n{} job(s) failed:", report.failures.len());
         for f in &report.failures {
