@@ -95,7 +95,7 @@ impl StopReport {
     /// The core-seconds line: measured, so it varies from run to run.
     pub fn core_seconds_line(&self) -> String {
         format!(
-            "core-seconds: {:.1} played; {:.1} at the cap; {:.1} for the fixed design",
+            "core-seconds: {:.2} played; {:.2} at the cap; {:.2} for the fixed design",
             self.core_seconds, self.core_seconds_cap, self.core_seconds_fixed
         )
     }
