@@ -82,13 +82,16 @@ impl StopReport {
     pub fn episodes_line(&self) -> String {
         let s = &self.savings;
         format!(
-            "stopping: {} episodes played; {} at the cap ({:.1}x more); {} for the fixed design with the same guarantee ({} seeds per cell, {:.1}x more)",
+            "stopping: {} episodes played; {} at the cap ({:.1}x more); {} for the fixed design with the same guarantee ({} seeds per cell, {:.1}x more); {} to decide only what was decided ({} seeds per cell, {:.1}x more)",
             s.played,
             s.cap,
             s.vs_cap(),
             s.fixed,
             s.fixed_seeds,
-            s.vs_fixed()
+            s.vs_fixed(),
+            s.decided,
+            s.decided_seeds,
+            s.vs_decided()
         )
     }
 

@@ -1,12 +1,12 @@
 //! What stopping saved: episodes played against the cap and against the fixed design with the
 //! same guarantee, the one seed count for every cell that a fixed-size interval at the same
-//! simultaneous confidence would need to decide every question the run decided, estimated
-//! from the run's own last looks.
+//! simultaneous confidence would need to give the run's answers (estimated from the run's own
+//! last looks), and against the smaller fixed design that need only decide what was decided.
 
 use serde::Serialize;
 
 use super::state::difference;
-use super::{GroupState, Question, StopPlan};
+use super::{Decision, GroupState, Question, StopPlan};
 
 /// The episodes of a stopping run and of its alternatives.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -15,23 +15,41 @@ pub struct Savings {
     pub played: u64,
     /// Episodes of every cell playing the cap.
     pub cap: u64,
-    /// Seeds per cell of the fixed design with the same guarantee.
+    /// Seeds per cell of the fixed design with the same guarantee: every decided question
+    /// decided, every capped one as precise as the run left it.
     pub fixed_seeds: u64,
     /// Its episodes (`fixed_seeds` per cell).
     pub fixed: u64,
+    /// Seeds per cell of a fixed design that need only decide what the run decided.
+    pub decided_seeds: u64,
+    /// Its episodes.
+    pub decided: u64,
 }
 
 impl Savings {
     /// The savings of a finished run whose groups ended in `states`.
     pub fn of(plan: &StopPlan, states: &[GroupState]) -> Savings {
         let played = states.iter().flat_map(|s| &s.played).sum();
-        let fixed_seeds = fixed_seeds(plan, states);
-        Savings { played, cap: plan.cells() * plan.cap, fixed_seeds, fixed: plan.cells() * fixed_seeds }
+        let (fixed_seeds, decided_seeds) = (fixed_seeds(plan, states, true), fixed_seeds(plan, states, false));
+        let cells = plan.cells();
+        Savings {
+            played,
+            cap: cells * plan.cap,
+            fixed_seeds,
+            fixed: cells * fixed_seeds,
+            decided_seeds,
+            decided: cells * decided_seeds,
+        }
     }
 
     /// How many times fewer episodes than the fixed design.
     pub fn vs_fixed(&self) -> f64 {
         self.fixed as f64 / self.played.max(1) as f64
+    }
+
+    /// How many times fewer episodes than the fixed design for the decided questions only.
+    pub fn vs_decided(&self) -> f64 {
+        self.decided as f64 / self.played.max(1) as f64
     }
 
     /// How many times fewer episodes than the cap.
@@ -49,26 +67,29 @@ fn needed(z: f64, sd: f64, gap: f64) -> f64 {
     (z * sd / gap).powi(2)
 }
 
-/// The seed count at which a fixed design would answer each question the way the run's last
-/// look estimates it, at the fixed design's `z`: the largest over every question, clamped to
-/// [2, cap] (a question no seed count answers, such as a difference exactly at the margin,
-/// needs the cap either way).
-pub fn fixed_seeds(plan: &StopPlan, states: &[GroupState]) -> u64 {
+/// The seed count at which a fixed design would give the run's answers, at the fixed design's
+/// `z`: each decided question decided (as the run's last look estimates its mean and spread),
+/// and, when `capped` is set, each capped question's interval as narrow as the run's was at
+/// the cap (`cap · (z_fixed / z)²` seeds). The largest over those questions, in [2, cap].
+pub fn fixed_seeds(plan: &StopPlan, states: &[GroupState], capped: bool) -> u64 {
     let z = plan.split.z_fixed();
     let m = plan.config.margin;
     let sd = |v: f64| if v.is_finite() { v.max(0.0).sqrt() } else { 0.0 };
     let mut most: f64 = 2.0;
+    let mut count = |o: Option<&super::Outcome>, decide: &dyn Fn() -> f64| match o.map(|o| o.decision) {
+        Some(Decision::Capped) if capped => most = most.max(plan.cap as f64 * (z / plan.z).powi(2)),
+        Some(Decision::Capped) | None => {}
+        Some(_) => most = most.max(decide()),
+    };
     for state in states {
         let shape = &plan.groups[state.group];
         for (i, set) in state.sets.iter().enumerate() {
             if let Some(h) = plan.config.half_width {
-                most = most.max(needed(z, sd(set.variance()), h));
+                count(state.outcome(i, Question::Precision), &|| needed(z, sd(set.variance()), h));
             }
-            if let (Some(b), Some(_)) = (shape.baseline, state.outcome(i, Question::Baseline)) {
-                if let Some(d) = difference(&state.pairs, i, b) {
-                    let (gap, s) = (d.mean.abs(), sd(d.variance()));
-                    most = most.max(needed(z, s, gap - m).min(needed(z, s, m - gap)));
-                }
+            if let Some(d) = shape.baseline.and_then(|b| difference(&state.pairs, i, b)) {
+                let (gap, s) = (d.mean.abs(), sd(d.variance()));
+                count(state.outcome(i, Question::Baseline), &|| needed(z, s, gap - m).min(needed(z, s, m - gap)));
             }
         }
         if plan.config.best && shape.sets.len() > 1 {
@@ -78,7 +99,7 @@ pub fn fixed_seeds(plan: &StopPlan, states: &[GroupState]) -> u64 {
             for j in (0..state.sets.len()).filter(|&j| Some(j) != top) {
                 let Some(d) = top.and_then(|t| difference(&state.pairs, t, j)) else { continue };
                 let (gap, s) = (d.mean.abs(), sd(d.variance()));
-                most = most.max(needed(z, s, gap).min(needed(z, s, m - gap)));
+                count(state.outcome(j, Question::Best), &|| needed(z, s, gap).min(needed(z, s, m - gap)));
             }
         }
     }
