@@ -58,6 +58,7 @@ async fn run_stops_each_cell_when_decided_the_same_for_any_thread_count_in_both_
     let d = dir.path();
     let sweep = path(d, "stopping.toml");
     std::fs::write(&sweep, SWEEP).unwrap();
+    let mut tables = Vec::new();
     for (mode, ext) in [("summary", "csv"), ("records", "jsonl")] {
         let mut outputs = Vec::new();
         for threads in ["1", "2"] {
@@ -76,14 +77,18 @@ async fn run_stops_each_cell_when_decided_the_same_for_any_thread_count_in_both_
         for row in &rows {
             let cols: Vec<&str> = row.split_whitespace().collect();
             assert!(["better", "worse", "equivalent"].contains(&cols[4]), "{row}");
-            let seeds: u64 = cols[5].parse().unwrap();
-            assert!(seeds < 1000, "{row}");
+            let (at, played): (u64, u64) = (cols[5].parse().unwrap(), cols[6].parse().unwrap());
+            assert!(at < 1000 && played == at, "{row}");
         }
         let line = text.lines().find(|l| l.starts_with("stopping: ")).unwrap_or_else(|| panic!("{text}"));
         assert!(line.contains("at the cap") && line.contains("fixed design"), "{line}");
         let played: u64 = line["stopping: ".len()..].split(' ').next().unwrap().parse().unwrap();
         assert!(played < 6 * 1000 / 2, "{line}");
+        let from = text.rfind("\ngame ").expect("the decisions table");
+        tables.push(text[from..].to_string());
     }
+    // Pairs counted from the records or by the summary jobs: the same decisions and intervals.
+    assert_eq!(tables[0], tables[1]);
 }
 
 #[tokio::test]

@@ -10,9 +10,10 @@ use crate::table::{render, Align};
 /// The end of a stopping run.
 #[derive(Clone, Debug, Serialize)]
 pub struct StopReport {
-    /// One row per (cell, question): game, scenario, policy set, question, decision, seeds,
-    /// interval low and high (empty before two seeds).
-    pub rows: Vec<[String; 8]>,
+    /// One row per (cell, question): game, scenario, policy set, question, decision, the seeds
+    /// it was decided at (the cap when capped), the seeds the cell played, interval low and
+    /// high (empty before two seeds).
+    pub rows: Vec<[String; 9]>,
     /// Episodes against the alternatives.
     pub savings: Savings,
     /// Core-seconds played, measured per cell.
@@ -45,6 +46,7 @@ impl StopReport {
                         shape.sets[s].clone(),
                         o.question.as_str().into(),
                         o.decision.as_str().into(),
+                        o.seeds.to_string(),
                         state.played[s].to_string(),
                         low,
                         high,
@@ -74,8 +76,8 @@ impl StopReport {
     /// The decisions table.
     pub fn table(&self) -> String {
         use Align::{Left as L, Right as R};
-        let head = ["game", "scenario", "policy set", "question", "decision", "seeds", "low", "high"];
-        render(&head, &[L, L, L, L, L, R, R, R], &self.rows)
+        let head = ["game", "scenario", "policy set", "question", "decision", "at seeds", "played", "low", "high"];
+        render(&head, &[L, L, L, L, L, R, R, R, R], &self.rows)
     }
 
     /// The episodes line: a function of the results alone.
