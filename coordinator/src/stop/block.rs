@@ -15,6 +15,10 @@ use super::{FoldRecord, GroupState, Metric, StopPlan};
 use crate::records::cells::CellRow;
 use crate::sweep::Sweep;
 
+/// The fewest jobs a block of one set (records) or of one group (summary) is cut into, when it
+/// has the seeds: a constant, so the jobs are a function of the sweep file.
+const SPLIT: u64 = 8;
+
 /// One group's counts over the seeds folded so far.
 struct Acc {
     /// Each set's metric.
@@ -124,7 +128,9 @@ impl Stopping {
             };
             for sets in plays {
                 let first = &sweep.cells[shape.cells[sets[0]]];
-                let per = first.episodes_per_job.div_ceil(sets.len() as u64).max(1);
+                // The cell's job size, or less so that a block is at least SPLIT jobs: the
+                // last blocks, of the few groups still open, then keep every core busy.
+                let per = first.episodes_per_job.div_ceil(sets.len() as u64).min((hi - lo).div_ceil(SPLIT)).max(1);
                 let mut start = lo;
                 while start < hi {
                     let count = per.min(hi - start);
