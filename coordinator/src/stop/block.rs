@@ -10,8 +10,9 @@ use simfleet::protocol::{Collect, Job, SeedRange, PROTOCOL_VERSION};
 use simfleet::{GameKind, JobResult};
 
 use super::interval::binary_moments;
+use super::log::StopLog;
 use super::state::PairMoments;
-use super::{FoldRecord, GroupState, Metric, StopPlan};
+use super::{GroupState, Metric, StopPlan};
 use crate::records::cells::CellRow;
 use crate::sweep::Sweep;
 
@@ -72,8 +73,8 @@ pub struct Stopping {
     pub plan: StopPlan,
     /// Each group's state.
     pub states: Vec<GroupState>,
-    /// Every look made, in order.
-    pub folds: Vec<FoldRecord>,
+    /// Every look made; a resumed run's looks are checked against it ([`Stopping::resume`]).
+    pub log: StopLog,
     /// Per sweep cell.
     pub cells: Vec<CellPlay>,
     accs: Vec<Acc>,
@@ -101,7 +102,13 @@ impl Stopping {
             })
             .collect();
         let cells = vec![CellPlay::default(); sweep.cells.len()];
-        Some(Stopping { plan, states, folds: Vec::new(), cells, accs, round: BTreeMap::new(), next_index: 0 })
+        Some(Stopping { plan, states, log: StopLog::default(), cells, accs, round: BTreeMap::new(), next_index: 0 })
+    }
+
+    /// A run of `sweep` that replays its results against `log`, the decisions of an earlier
+    /// run of it: a fold the log has must be the logged one.
+    pub fn resume(sweep: &Sweep, log: StopLog) -> Option<Stopping> {
+        Some(Stopping { log, ..Stopping::new(sweep)? })
     }
 
     /// The jobs of every open group's next block, in group order, numbered on from the last
@@ -242,7 +249,8 @@ impl Stopping {
                 }
             }
             let k = state.looks;
-            self.folds.push(state.fold(&self.plan, k, &acc.sets, &acc.pairs)?);
+            let fold = state.fold(&self.plan, k, &acc.sets, &acc.pairs)?;
+            self.log.check_or_append(&fold)?;
         }
         Ok(())
     }

@@ -16,6 +16,7 @@
 pub mod block;
 pub mod config;
 pub mod interval;
+pub mod log;
 pub mod normal;
 pub mod outcome;
 pub mod plan;

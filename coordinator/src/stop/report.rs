@@ -68,7 +68,7 @@ impl StopReport {
             core_seconds: played,
             core_seconds_fixed: fixed,
             core_seconds_cap: cap,
-            looks: run.folds.len(),
+            looks: run.log.folds.len(),
             empty: run.states.iter().any(|s| s.empty),
         }
     }

@@ -7,7 +7,7 @@
 use simfleet::aggregate::Moments;
 
 use super::state::PairMoments;
-use super::{Decision, GroupState, Question, StopPlan};
+use super::{Decision, FoldRecord, GroupState, Question, StopPlan};
 
 /// SplitMix64: a small, fast generator whose streams are fixed by the seed.
 pub struct Rng(u64);
@@ -96,6 +96,23 @@ pub fn replicate(plan: &StopPlan, truths: &[Planted], seed: u64) -> (Tally, Vec<
 
 /// One group, checkpoint by checkpoint, only its playing sets counting each seed.
 pub fn play(plan: &StopPlan, g: usize, planted: &Planted, rng: &mut Rng) -> GroupState {
+    play_with(plan, g, planted, rng, &mut |_| {})
+}
+
+/// [`play`], returning every fold's record.
+pub fn play_logged(plan: &StopPlan, g: usize, planted: &Planted, rng: &mut Rng) -> Vec<FoldRecord> {
+    let mut records = Vec::new();
+    play_with(plan, g, planted, rng, &mut |r| records.push(r));
+    records
+}
+
+fn play_with(
+    plan: &StopPlan,
+    g: usize,
+    planted: &Planted,
+    rng: &mut Rng,
+    log: &mut dyn FnMut(FoldRecord),
+) -> GroupState {
     let n = planted.sets.len();
     let mut state = GroupState::new(plan, g);
     let mut sets = vec![Moments::default(); n];
@@ -114,7 +131,7 @@ pub fn play(plan: &StopPlan, g: usize, planted: &Planted, rng: &mut Rng) -> Grou
             }
             seed += 1;
         }
-        state.fold(plan, k, &sets, &pairs).expect("folds in order with every seed counted");
+        log(state.fold(plan, k, &sets, &pairs).expect("folds in order with every seed counted"));
         if state.done() {
             break;
         }

@@ -196,3 +196,80 @@ fn a_fold_is_logged_and_replays_to_the_same_record() {
     let e = state.fold(&plan, 1, &sets, &pairs).unwrap_err();
     assert_eq!(e.to_string(), "group 0: policy set p0 counted 64 seeds, not the checkpoint's 96");
 }
+
+#[test]
+fn a_replay_is_checked_against_the_decision_log() {
+    let truths = comparisons();
+    let plan = plan("baseline = \"p0\"\nmargin = 0.5", 1024, &truths, true);
+    let folds = |seed: u64| {
+        let mut rng = sim::Rng::new(seed);
+        let mut records = Vec::new();
+        for (g, planted) in truths.iter().enumerate() {
+            records.extend(sim::play_logged(&plan, g, planted, &mut rng));
+        }
+        records
+    };
+    let mut log = log::StopLog::default();
+    for f in folds(11) {
+        assert_eq!(log.check_or_append(&f), Ok(true), "a new fold is logged");
+    }
+    let json = serde_json::to_string(&log).unwrap();
+    let mut resumed: log::StopLog = serde_json::from_str(&json).unwrap();
+    for f in folds(11) {
+        assert_eq!(resumed.check_or_append(&f), Ok(false), "the same results replay to the logged folds");
+    }
+    // Other results (another build, another engine): the first fold that differs is refused.
+    let e = folds(12).iter().find_map(|f| resumed.check_or_append(f).err()).expect("a mismatch");
+    assert_eq!((e.group, e.checkpoint, e.seeds), (0, 0, 64));
+    assert!(e.to_string().contains("do not give the logged decision"), "{e}");
+}
+
+/// Plays a stopping sweep's rounds one job at a time, as a fleet would hand them back.
+fn play_rounds(sweep: &crate::sweep::Sweep, run: &mut block::Stopping) -> anyhow::Result<()> {
+    let env = simfleet::RunEnv::default();
+    loop {
+        let jobs = run.round_jobs(sweep);
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        for job in &jobs {
+            run.accept(&simfleet::run_job(job, &env))?;
+        }
+        run.fold_round()?;
+    }
+}
+
+#[test]
+fn a_resumed_run_replays_its_results_against_the_logged_decisions() {
+    let text = r#"
+name = "resume"
+seeds = { start = 0, count = 300 }
+collect = "summary"
+
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default"]
+[cells.policy_sets]
+coordinators = ["coordinator", "coordinator", "coordinator", "coordinator"]
+random = ["random", "random", "random", "random"]
+
+[stop]
+baseline = "random"
+margin = 1
+"#;
+    let sweep = crate::sweep::Sweep::parse(text, "resume.toml").unwrap();
+    let mut first = block::Stopping::new(&sweep).unwrap();
+    play_rounds(&sweep, &mut first).unwrap();
+    assert!(!first.log.folds.is_empty());
+    let decided = first.states[0].outcome(0, Question::Baseline).unwrap().decision;
+    assert_eq!(decided, Decision::Better, "coordinators beat random by far");
+    let mut again = block::Stopping::resume(&sweep, first.log.clone()).unwrap();
+    play_rounds(&sweep, &mut again).unwrap();
+    assert_eq!(again.log, first.log, "the replay adds nothing and changes nothing");
+    // A log written from other results: the replay refuses it at that fold.
+    let mut tampered = first.log.clone();
+    tampered.folds[0].digest ^= 1;
+    let mut refused = block::Stopping::resume(&sweep, tampered).unwrap();
+    let e = play_rounds(&sweep, &mut refused).unwrap_err();
+    assert!(e.to_string().starts_with("group 0, checkpoint 0 (64 seeds): the results replayed"), "{e}");
+}
