@@ -37,12 +37,14 @@ impl Rng {
     }
 }
 
-/// A planted set: mean, spread, and whether its noise is skewed.
+/// A planted set: mean, spread, and whether its noise is skewed, or whether it is a win (1)
+/// with probability `mean`, else 0 (`sd` unused).
 #[derive(Clone, Copy, Debug)]
 pub struct Truth {
     pub mean: f64,
     pub sd: f64,
     pub skewed: bool,
+    pub binary: bool,
 }
 
 /// One planted group: its sets and the correlation of the shared latent.
@@ -58,7 +60,12 @@ impl Planted {
         let shared = rng.normal();
         for (x, t) in out.iter_mut().zip(&self.sets) {
             let own = if t.skewed { -rng.uniform().ln() - 1.0 } else { rng.normal() };
-            *x = t.mean + t.sd * (self.rho.sqrt() * shared + (1.0 - self.rho).sqrt() * own);
+            let mixed = self.rho.sqrt() * shared + (1.0 - self.rho).sqrt() * own;
+            *x = match t.binary {
+                // The mix is standard normal: a win below the `mean` quantile.
+                true => f64::from(u8::from(super::normal::cdf(mixed) < t.mean)),
+                false => t.mean + t.sd * mixed,
+            };
         }
     }
 

@@ -89,7 +89,11 @@ fn plan(text: &str, cap: u64, groups: &[Planted], baseline: bool) -> StopPlan {
 }
 
 fn t(mean: f64, sd: f64) -> Truth {
-    Truth { mean, sd, skewed: false }
+    Truth { mean, sd, skewed: false, binary: false }
+}
+
+fn win(p: f64) -> Truth {
+    Truth { mean: p, sd: 0.0, skewed: false, binary: true }
 }
 
 /// Coverage, wrong decisions and mean episodes over `reps` replications.
@@ -108,7 +112,7 @@ fn rates(plan: &StopPlan, truths: &[Planted], reps: u64) -> (f64, f64, f64) {
 /// Against a baseline with a margin of 0.5: a clear gain, an exact tie, a difference exactly at
 /// the margin (no decision is right), one just inside it, a clear loss, and a skewed set.
 fn comparisons() -> Vec<Planted> {
-    let skewed = Truth { mean: 1.0, sd: 2.0, skewed: true };
+    let skewed = Truth { mean: 1.0, sd: 2.0, skewed: true, binary: false };
     vec![
         Planted { sets: vec![t(0.0, 2.0), t(3.0, 2.0), t(0.0, 2.0), t(0.5, 2.0), t(-0.25, 1.0)], rho: 0.5 },
         Planted { sets: vec![t(10.0, 3.0), t(8.5, 3.0), skewed, t(10.5, 1.0)], rho: 0.8 },
@@ -147,6 +151,17 @@ fn a_best_race_holds_at_every_look_and_the_naive_control_does_not() {
     let (naive_coverage, _, _) = rates(&naive, &truths, 1000);
     assert!(naive_coverage < 0.93, "the naive control should visibly under-cover: {naive_coverage}");
     eprintln!("best: coverage {coverage:.3}, wrong {wrong:.3}, naive coverage {naive_coverage:.3}");
+}
+
+#[test]
+fn win_shares_hold_at_every_look_even_when_rare() {
+    // A rare win, where 64 seeds often see none, a tie at the top, and a middling set.
+    let truths = vec![Planted { sets: vec![win(0.9), win(0.9), win(0.5), win(0.01)], rho: 0.5 }];
+    let plan = plan("metric = \"win\"\nhalf_width = 0.05\nbest = true\nmargin = 0.05", 1024, &truths, false);
+    let (coverage, wrong, _) = rates(&plan, &truths, 1000);
+    assert!(coverage >= 0.95, "simultaneous coverage {coverage}");
+    assert!(wrong <= 0.05, "wrong decisions {wrong}");
+    eprintln!("win: coverage {coverage:.3}, wrong {wrong:.3}");
 }
 
 #[test]
