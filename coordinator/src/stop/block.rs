@@ -80,7 +80,6 @@ pub struct Stopping {
     accs: Vec<Acc>,
     /// The jobs of this round: index -> (group, the sets it plays).
     round: BTreeMap<u64, (usize, Vec<usize>)>,
-    next_index: u64,
 }
 
 impl Stopping {
@@ -102,7 +101,7 @@ impl Stopping {
             })
             .collect();
         let cells = vec![CellPlay::default(); sweep.cells.len()];
-        Some(Stopping { plan, states, log: StopLog::default(), cells, accs, round: BTreeMap::new(), next_index: 0 })
+        Some(Stopping { plan, states, log: StopLog::default(), cells, accs, round: BTreeMap::new() })
     }
 
     /// A run of `sweep` that replays its results against `log`, the decisions of an earlier
@@ -111,40 +110,81 @@ impl Stopping {
         Some(Stopping { log, ..Stopping::new(sweep)? })
     }
 
-    /// The jobs of every open group's next block, in group order, numbered on from the last
-    /// round's; empty when every group is done.
+    /// Seeds per job of a block `lo..hi` of group `g` played by `sets` sets at once (summary) or
+    /// by set `set` alone (records): the cell's job size, or less so that a block is at least
+    /// [`SPLIT`] jobs (the last blocks, of the few groups still open, then keep every core busy).
+    fn per_job(&self, sweep: &Sweep, g: usize, set: usize, sets: usize, (lo, hi): (u64, u64)) -> u64 {
+        let cell = &sweep.cells[self.plan.groups[g].cells[set]];
+        cell.episodes_per_job.div_ceil(sets as u64).min((hi - lo).div_ceil(SPLIT)).max(1)
+    }
+
+    /// The seeds of block `k`.
+    fn block(&self, k: usize) -> (u64, u64) {
+        (if k == 0 { 0 } else { self.plan.checkpoints[k - 1] }, self.plan.checkpoints[k])
+    }
+
+    /// The most jobs block `k` of group `g` can have (every set playing).
+    fn most_jobs(&self, sweep: &Sweep, g: usize, k: usize) -> u64 {
+        let (lo, hi) = self.block(k);
+        let n = self.plan.groups[g].sets.len();
+        match self.accs[g].summary {
+            true => (hi - lo).div_ceil(self.per_job(sweep, g, 0, n, (lo, hi))),
+            false => (0..n).map(|s| (hi - lo).div_ceil(self.per_job(sweep, g, s, 1, (lo, hi)))).sum(),
+        }
+    }
+
+    /// The first job index of block `k` of group `g`: blocks are numbered checkpoint by
+    /// checkpoint, group by group, each with room for all its sets, so a job's index depends on
+    /// the sweep file alone, not on when other groups stopped.
+    fn first_index(&self, sweep: &Sweep, g: usize, k: usize) -> u64 {
+        let groups = self.plan.groups.len();
+        let earlier: u64 =
+            (0..k).flat_map(|k| (0..groups).map(move |g| (g, k))).map(|(g, k)| self.most_jobs(sweep, g, k)).sum();
+        earlier + (0..g).map(|g| self.most_jobs(sweep, g, k)).sum::<u64>()
+    }
+
+    /// The jobs of every open group's next block, in job index order; empty when every group is
+    /// done.
     pub fn round_jobs(&mut self, sweep: &Sweep) -> Vec<Job> {
         self.round.clear();
         let mut jobs = Vec::new();
-        for (g, state) in self.states.iter().enumerate() {
-            let acc = &mut self.accs[g];
-            acc.played = false;
-            if state.done() || acc.failed {
+        for g in 0..self.states.len() {
+            let state = &self.states[g];
+            self.accs[g].played = !(state.done() || self.accs[g].failed);
+            if !self.accs[g].played {
                 continue;
             }
-            acc.played = true;
             let k = state.looks;
-            let lo = if k == 0 { 0 } else { self.plan.checkpoints[k - 1] };
-            let hi = self.plan.checkpoints[k];
+            let (lo, hi) = self.block(k);
             let open: Vec<usize> = (0..state.playing.len()).filter(|&s| state.playing[s]).collect();
             let shape = &self.plan.groups[g];
-            // A summary job plays every open set on its seeds; a records job one set.
-            let plays: Vec<Vec<usize>> = match acc.summary {
-                true => vec![open],
-                false => open.into_iter().map(|s| vec![s]).collect(),
+            let mut index = self.first_index(sweep, g, k);
+            // A summary job plays every open set on its seeds; a records job one set, each
+            // set's jobs at its place in the block whether the sets before it play or not.
+            let plays: Vec<(u64, Vec<usize>)> = match self.accs[g].summary {
+                true => vec![(index, open)],
+                false => (0..shape.sets.len())
+                    .map(|s| {
+                        let at = index;
+                        index += (hi - lo).div_ceil(self.per_job(sweep, g, s, 1, (lo, hi)));
+                        (at, vec![s])
+                    })
+                    .filter(|(_, sets)| state.playing[sets[0]])
+                    .collect(),
             };
-            for sets in plays {
+            for (mut index, sets) in plays {
                 let first = &sweep.cells[shape.cells[sets[0]]];
-                // The cell's job size, or less so that a block is at least SPLIT jobs: the
-                // last blocks, of the few groups still open, then keep every core busy.
-                let per = first.episodes_per_job.div_ceil(sets.len() as u64).min((hi - lo).div_ceil(SPLIT)).max(1);
+                let per = match self.accs[g].summary {
+                    true => self.per_job(sweep, g, 0, sets.len(), (lo, hi)),
+                    false => self.per_job(sweep, g, sets[0], 1, (lo, hi)),
+                };
                 let mut start = lo;
                 while start < hi {
                     let count = per.min(hi - start);
                     let mut job = Job {
                         protocol_version: PROTOCOL_VERSION,
                         sweep: sweep.id.clone(),
-                        index: self.next_index,
+                        index,
                         game: first.game.as_str().into(),
                         scenario: first.scenario.clone(),
                         policy_set: first.policy_set.clone(),
@@ -154,8 +194,8 @@ impl Stopping {
                         paired: sets[1..].iter().map(|&s| sweep.cells[shape.cells[s]].policy_set.clone()).collect(),
                     };
                     job.protocol_version = job.required_version();
-                    self.round.insert(self.next_index, (g, sets.clone()));
-                    self.next_index += 1;
+                    self.round.insert(index, (g, sets.clone()));
+                    index += 1;
                     jobs.push(job);
                     start += count;
                 }
