@@ -80,6 +80,26 @@ pub struct Stopping {
     accs: Vec<Acc>,
     /// The jobs of this round: index -> (group, the sets it plays).
     round: BTreeMap<u64, (usize, Vec<usize>)>,
+    /// What the folds need of this round's results, by job index.
+    pending: BTreeMap<u64, Part>,
+}
+
+/// What the folds need of one result.
+struct Part {
+    g: usize,
+    sets: Vec<usize>,
+    seconds: f64,
+    engine_version: String,
+    kind: PartKind,
+}
+
+enum PartKind {
+    /// The job failed: its group stops, its open questions stay open.
+    Failed,
+    /// One set's records: the metric's moments and each seed's values (for the pairs).
+    Records { moments: Moments, values: Vec<SeedValue> },
+    /// A summary job: each set's aggregate in the job's order, and the pairs' differences.
+    Summary { aggregates: Vec<CellAggregate>, differences: Vec<simfleet::aggregate::Difference> },
 }
 
 impl Stopping {
@@ -101,7 +121,8 @@ impl Stopping {
             })
             .collect();
         let cells = vec![CellPlay::default(); sweep.cells.len()];
-        Some(Stopping { plan, states, log: StopLog::default(), cells, accs, round: BTreeMap::new() })
+        let (round, pending) = (BTreeMap::new(), BTreeMap::new());
+        Some(Stopping { plan, states, log: StopLog::default(), cells, accs, round, pending })
     }
 
     /// A run of `sweep` that replays its results against `log`, the decisions of an earlier
@@ -204,72 +225,99 @@ impl Stopping {
         jobs
     }
 
-    /// Counts a result of this round; results come in job order.
+    /// Takes a result of this round, in any order: what the folds need of it is kept until
+    /// [`Stopping::fold_round`] counts every result of the round in job order (floating-point
+    /// merges are not associative; the order makes the digits, and so the decisions, the same
+    /// whatever order a fleet returns them in).
     pub fn accept(&mut self, r: &JobResult) -> anyhow::Result<()> {
         let Some((g, sets)) = self.round.get(&r.index).cloned() else {
             anyhow::bail!("job {} is not a job of this block", r.index);
         };
+        let acc = &self.accs[g];
+        let metric = self.plan.config.metric;
+        let kind = if r.error.is_some() {
+            PartKind::Failed
+        } else if !acc.summary {
+            let mut moments = Moments::default();
+            let mut values = Vec::with_capacity(r.records.len());
+            for rec in &r.records {
+                let win = acc.win.is_some_and(|w| rec.outcome == w);
+                moments.add(if metric == Metric::Win { f64::from(u8::from(win)) } else { rec.team_reward }, rec.seed);
+                values.push(SeedValue { seed: rec.seed, team_reward: rec.team_reward, win });
+            }
+            PartKind::Records { moments, values }
+        } else {
+            let Some(first) = &r.summary else {
+                anyhow::bail!("summary job {} came back without its summary", r.index)
+            };
+            let paired = r.paired.as_deref();
+            let mut aggregates = vec![(**first).clone()];
+            aggregates.extend(paired.into_iter().flat_map(|p| p.cells.iter().map(|c| c.summary.clone())));
+            PartKind::Summary { aggregates, differences: paired.map(|p| p.differences.clone()).unwrap_or_default() }
+        };
+        let part = Part { g, sets, seconds: r.elapsed_seconds, engine_version: r.engine_version.clone(), kind };
+        self.pending.insert(r.index, part);
+        Ok(())
+    }
+
+    /// Counts one result's part into its group and cells.
+    fn count(&mut self, part: Part) -> anyhow::Result<()> {
+        let Part { g, sets, seconds, engine_version, kind } = part;
         let metric = self.plan.config.metric;
         let shape = &self.plan.groups[g];
         let acc = &mut self.accs[g];
-        if r.error.is_some() {
+        if let PartKind::Failed = kind {
             acc.failed = true;
             return Ok(());
         }
         for &s in &sets {
             let cell = &mut self.cells[shape.cells[s]];
             cell.jobs += 1;
-            cell.core_seconds += r.elapsed_seconds / sets.len() as f64;
-            cell.engine_version.clone_from(&r.engine_version);
+            cell.core_seconds += seconds / sets.len() as f64;
+            cell.engine_version.clone_from(&engine_version);
         }
-        if !acc.summary {
-            let s = sets[0];
-            let mut part = Moments::default();
-            for rec in &r.records {
-                let win = acc.win.is_some_and(|w| rec.outcome == w);
-                let value = match metric {
-                    Metric::TeamReward => rec.team_reward,
-                    Metric::Win => f64::from(u8::from(win)),
-                };
-                part.add(value, rec.seed);
-                acc.block[s].push(SeedValue { seed: rec.seed, team_reward: rec.team_reward, win });
+        match kind {
+            PartKind::Failed => {}
+            PartKind::Records { moments, values } => {
+                let s = sets[0];
+                acc.sets[s].merge(&moments);
+                self.cells[shape.cells[s]].episodes += values.len() as u64;
+                acc.block[s].extend(values);
             }
-            acc.sets[s].merge(&part);
-            self.cells[shape.cells[s]].episodes += r.records.len() as u64;
-            return Ok(());
-        }
-        let Some(first) = &r.summary else { anyhow::bail!("summary job {} came back without its summary", r.index) };
-        let paired = r.paired.as_deref();
-        let aggregates =
-            std::iter::once(&**first).chain(paired.into_iter().flat_map(|p| p.cells.iter().map(|c| &c.summary)));
-        for (&s, aggregate) in sets.iter().zip(aggregates) {
-            let value = match metric {
-                Metric::TeamReward => aggregate.team_reward.clone(),
-                Metric::Win => binary_moments(acc.win.map_or(0, |w| aggregate.outcome(w)), aggregate.episodes),
-            };
-            acc.sets[s].merge(&value);
-            let cell = &mut self.cells[shape.cells[s]];
-            cell.episodes += aggregate.episodes;
-            match &mut cell.aggregate {
-                Some(a) => a.merge(aggregate)?,
-                None => cell.aggregate = Some(aggregate.clone()),
-            }
-        }
-        for d in paired.iter().flat_map(|p| &p.differences) {
-            let (a, b) = (sets[d.a as usize], sets[d.b as usize]);
-            let value = match metric {
-                Metric::TeamReward => Some(&d.team_reward),
-                Metric::Win => d.win.as_ref(),
-            };
-            if let Some(v) = value {
-                acc.pair(a, b).merge(v);
+            PartKind::Summary { aggregates, differences } => {
+                for (&s, aggregate) in sets.iter().zip(&aggregates) {
+                    let value = match metric {
+                        Metric::TeamReward => aggregate.team_reward.clone(),
+                        Metric::Win => binary_moments(acc.win.map_or(0, |w| aggregate.outcome(w)), aggregate.episodes),
+                    };
+                    acc.sets[s].merge(&value);
+                    let cell = &mut self.cells[shape.cells[s]];
+                    cell.episodes += aggregate.episodes;
+                    match &mut cell.aggregate {
+                        Some(a) => a.merge(aggregate)?,
+                        None => cell.aggregate = Some(aggregate.clone()),
+                    }
+                }
+                for d in &differences {
+                    let value = if metric == Metric::Win { d.win.as_ref() } else { Some(&d.team_reward) };
+                    if let Some(v) = value {
+                        acc.pair(sets[d.a as usize], sets[d.b as usize]).merge(v);
+                    }
+                }
             }
         }
         Ok(())
     }
 
-    /// Folds the checkpoint of every group that played this round, in group order.
+    /// Counts this round's results in job order, then folds the checkpoint of every group that
+    /// played it, in group order. Every job of the round must have its result.
     pub fn fold_round(&mut self) -> anyhow::Result<()> {
+        if let Some(missing) = self.round.keys().find(|i| !self.pending.contains_key(i)) {
+            anyhow::bail!("job {missing} of this block has no result: a checkpoint counts every seed below it");
+        }
+        for (_, part) in std::mem::take(&mut self.pending) {
+            self.count(part)?;
+        }
         for (g, acc) in self.accs.iter_mut().enumerate() {
             if !acc.played || acc.failed {
                 continue;
@@ -279,10 +327,7 @@ impl Stopping {
                 let open: Vec<usize> = (0..state.playing.len()).filter(|&s| state.playing[s]).collect();
                 let values: Vec<Vec<SeedValue>> = open.iter().map(|&s| std::mem::take(&mut acc.block[s])).collect();
                 for d in differences(&values, acc.win.is_some()) {
-                    let value = match self.plan.config.metric {
-                        Metric::TeamReward => Some(d.team_reward),
-                        Metric::Win => d.win,
-                    };
+                    let value = if self.plan.config.metric == Metric::Win { d.win } else { Some(d.team_reward) };
                     if let Some(v) = value {
                         acc.pair(open[d.a as usize], open[d.b as usize]).merge(&v);
                     }

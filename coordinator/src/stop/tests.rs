@@ -239,13 +239,21 @@ fn a_replay_is_checked_against_the_decision_log() {
     assert!(e.to_string().contains("do not give the logged decision"), "{e}");
 }
 
-/// Plays a stopping sweep's rounds one job at a time, as a fleet would hand them back.
+/// Plays a stopping sweep's rounds one job at a time, handing the results back in job order,
+/// or in reverse, as a fleet might.
 fn play_rounds(sweep: &crate::sweep::Sweep, run: &mut block::Stopping) -> anyhow::Result<()> {
+    play_rounds_in(sweep, run, false)
+}
+
+fn play_rounds_in(sweep: &crate::sweep::Sweep, run: &mut block::Stopping, reverse: bool) -> anyhow::Result<()> {
     let env = simfleet::RunEnv::default();
     loop {
-        let jobs = run.round_jobs(sweep);
+        let mut jobs = run.round_jobs(sweep);
         if jobs.is_empty() {
             return Ok(());
+        }
+        if reverse {
+            jobs.reverse();
         }
         for job in &jobs {
             run.accept(&simfleet::run_job(job, &env))?;
@@ -259,6 +267,7 @@ fn a_resumed_run_replays_its_results_against_the_logged_decisions() {
     let text = r#"
 name = "resume"
 seeds = { start = 0, count = 300 }
+episodes_per_job = 32
 collect = "summary"
 
 [[cells]]
@@ -279,8 +288,14 @@ margin = 1
     let decided = first.states[0].outcome(0, Question::Baseline).unwrap().decision;
     assert_eq!(decided, Decision::Better, "coordinators beat random by far");
     let mut again = block::Stopping::resume(&sweep, first.log.clone()).unwrap();
-    play_rounds(&sweep, &mut again).unwrap();
-    assert_eq!(again.log, first.log, "the replay adds nothing and changes nothing");
+    play_rounds_in(&sweep, &mut again, true).unwrap();
+    assert_eq!(again.log, first.log, "a replay in another order adds nothing and changes nothing");
+    // A checkpoint waits for every seed below it.
+    let mut short = block::Stopping::new(&sweep).unwrap();
+    let jobs = short.round_jobs(&sweep);
+    short.accept(&simfleet::run_job(&jobs[1], &simfleet::RunEnv::default())).unwrap();
+    let e = short.fold_round().unwrap_err();
+    assert_eq!(e.to_string(), "job 0 of this block has no result: a checkpoint counts every seed below it");
     // A log written from other results: the replay refuses it at that fold.
     let mut tampered = first.log.clone();
     tampered.folds[0].digest ^= 1;
