@@ -22,7 +22,7 @@ use simfleet::{JobResult, RunEnv};
 use crate::cell_table::{self, CellTable};
 use crate::records::RecordWriter;
 use crate::stop::block::Stopping;
-use crate::stop::report::StopReport;
+use crate::stop::report::{StopFile, StopReport};
 use crate::summary::Summary;
 use crate::sweep::Sweep;
 
@@ -214,7 +214,11 @@ fn play_stopping(sweep: &Sweep, out: &Path, threads: usize, progress: bool) -> a
         cells = Some((cells_path, rows.len()));
     }
     bar.finish_and_clear();
-    let stop = Some(StopReport::of(&stopping));
+    let report = StopReport::of(&stopping);
+    let log_path = StopFile::path(out);
+    let text = serde_json::to_string_pretty(&StopFile::of(&sweep.id, &stopping, &report))?;
+    std::fs::write(&log_path, text + "\n").with_context(|| format!("cannot write {}", log_path.display()))?;
+    let stop = Some(report);
     Ok(RunReport { summary, failures, records, episodes, cells, elapsed: started.elapsed(), stop })
 }
 

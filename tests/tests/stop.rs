@@ -66,10 +66,19 @@ async fn run_stops_each_cell_when_decided_the_same_for_any_thread_count_in_both_
             let args = ["run", &sweep, "--out", &out, "--quiet", "--threads", threads, "--collect", mode];
             let (code, stdout, stderr) = coordinator(&args).await;
             assert_eq!(code, 0, "{args:?}\n{stdout}\n{stderr}");
-            outputs.push((decided(&stdout), std::fs::read(&out).unwrap()));
+            let log = std::fs::read_to_string(path(d, &format!("{mode}-{threads}.stop.json"))).unwrap();
+            outputs.push((
+                decided(&stdout).replace(&format!("{mode}-{threads}."), ""),
+                std::fs::read(&out).unwrap(),
+                log,
+            ));
         }
         assert_eq!(outputs[0].0, outputs[1].0, "{mode}: the same decisions for 1 and 2 threads");
         assert!(outputs[0].1 == outputs[1].1, "{mode}: the same output file for 1 and 2 threads");
+        assert_eq!(outputs[0].2, outputs[1].2, "{mode}: the same decisions and log of every look");
+        let log: serde_json::Value = serde_json::from_str(&outputs[0].2).unwrap();
+        assert_eq!(log["decisions"].as_array().unwrap().len(), 4);
+        assert!(log["log"]["folds"].as_array().unwrap().len() >= 2, "a fold per group and look");
         let text = &outputs[0].0;
         // Every set against random, on each scenario: decided well before the cap.
         let rows: Vec<&str> = text.lines().filter(|l| l.contains(" baseline ")).collect();

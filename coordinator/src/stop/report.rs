@@ -5,15 +5,37 @@ use serde::Serialize;
 
 use super::block::Stopping;
 use super::savings::Savings;
+use super::{Decision, Question};
 use crate::table::{render, Align};
+
+/// One question of one cell, as printed and written.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DecisionRow {
+    /// The game id.
+    pub game: String,
+    /// The scenario string.
+    pub scenario: String,
+    /// The policy set.
+    pub policy_set: String,
+    /// The question.
+    pub question: Question,
+    /// Its answer.
+    pub decision: Decision,
+    /// Seeds when it was decided (the cap when capped).
+    pub decided_at: u64,
+    /// Seeds the cell played.
+    pub played: u64,
+    /// The interval it rests on (absent before two seeds).
+    pub interval_low: Option<f64>,
+    /// Its upper bound.
+    pub interval_high: Option<f64>,
+}
 
 /// The end of a stopping run.
 #[derive(Clone, Debug, Serialize)]
 pub struct StopReport {
-    /// One row per (cell, question): game, scenario, policy set, question, decision, the seeds
-    /// it was decided at (the cap when capped), the seeds the cell played, interval low and
-    /// high (empty before two seeds).
-    pub rows: Vec<[String; 9]>,
+    /// One row per (cell, question), in cell order.
+    pub rows: Vec<DecisionRow>,
     /// Episodes against the alternatives.
     pub savings: Savings,
     /// Core-seconds played, measured per cell.
@@ -37,20 +59,17 @@ impl StopReport {
             let shape = &plan.groups[state.group];
             for (s, outcomes) in state.outcomes.iter().enumerate() {
                 for o in outcomes {
-                    let (low, high) = o.interval.map_or((String::new(), String::new()), |iv| {
-                        (format!("{:.3}", iv.low), format!("{:.3}", iv.high))
+                    rows.push(DecisionRow {
+                        game: shape.game.clone(),
+                        scenario: shape.scenario.clone(),
+                        policy_set: shape.sets[s].clone(),
+                        question: o.question,
+                        decision: o.decision,
+                        decided_at: o.seeds,
+                        played: state.played[s],
+                        interval_low: o.interval.map(|iv| iv.low),
+                        interval_high: o.interval.map(|iv| iv.high),
                     });
-                    rows.push([
-                        shape.game.clone(),
-                        shape.scenario.clone(),
-                        shape.sets[s].clone(),
-                        o.question.as_str().into(),
-                        o.decision.as_str().into(),
-                        o.seeds.to_string(),
-                        state.played[s].to_string(),
-                        low,
-                        high,
-                    ]);
                 }
             }
         }
@@ -77,7 +96,25 @@ impl StopReport {
     pub fn table(&self) -> String {
         use Align::{Left as L, Right as R};
         let head = ["game", "scenario", "policy set", "question", "decision", "at seeds", "played", "low", "high"];
-        render(&head, &[L, L, L, L, L, R, R, R, R], &self.rows)
+        let bound = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:.3}"));
+        let rows: Vec<[String; 9]> = self
+            .rows
+            .iter()
+            .map(|r| {
+                [
+                    r.game.clone(),
+                    r.scenario.clone(),
+                    r.policy_set.clone(),
+                    r.question.as_str().into(),
+                    r.decision.as_str().into(),
+                    r.decided_at.to_string(),
+                    r.played.to_string(),
+                    bound(r.interval_low),
+                    bound(r.interval_high),
+                ]
+            })
+            .collect();
+        render(&head, &[L, L, L, L, L, R, R, R, R], &rows)
     }
 
     /// The episodes line: a function of the results alone.
@@ -103,5 +140,44 @@ impl StopReport {
             "core-seconds: {:.2} played; {:.2} at the cap; {:.2} for the fixed design",
             self.core_seconds, self.core_seconds_cap, self.core_seconds_fixed
         )
+    }
+}
+
+/// What a stopping run writes beside its output (`<stem>.stop.json`): the decisions and the
+/// log of every fold, the input of a resumed run's check. A function of the sweep file and the
+/// results alone (no timings), so it is the same file for any thread count.
+#[derive(Clone, Debug, Serialize)]
+pub struct StopFile<'a> {
+    /// The sweep id.
+    pub sweep: &'a str,
+    /// The checkpoints.
+    pub checkpoints: &'a [u64],
+    /// The `z` of every look.
+    pub z: f64,
+    /// One row per (cell, question), as printed.
+    pub decisions: &'a [DecisionRow],
+    /// Episodes against the alternatives.
+    pub savings: Savings,
+    /// Every fold.
+    pub log: &'a super::log::StopLog,
+}
+
+impl<'a> StopFile<'a> {
+    /// The file of a finished run.
+    pub fn of(sweep: &'a str, run: &'a Stopping, report: &'a StopReport) -> StopFile<'a> {
+        StopFile {
+            sweep,
+            checkpoints: &run.plan.checkpoints,
+            z: run.plan.z,
+            decisions: &report.rows,
+            savings: report.savings,
+            log: &run.log,
+        }
+    }
+
+    /// Where it goes beside `out`: `<stem>.stop.json`.
+    pub fn path(out: &std::path::Path) -> std::path::PathBuf {
+        let stem = out.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        out.with_file_name(format!("{stem}.stop.json"))
     }
 }
