@@ -130,7 +130,7 @@ fn comparisons_with_a_baseline_hold_at_every_look_and_the_naive_control_does_not
     // A fixed-size interval re-checked at every look: the error of one look, spent at each.
     let mut naive = plan.clone();
     naive.z = naive.split.z_fixed();
-    let (naive_coverage, _, _) = rates(&naive, &truths, 1000);
+    let (naive_coverage, _, _) = rates(&naive, &truths, 500);
     assert!(naive_coverage < 0.93, "the naive control should visibly under-cover: {naive_coverage}");
     eprintln!("baseline: coverage {coverage:.3}, wrong {wrong:.3}, naive coverage {naive_coverage:.3}");
 }
@@ -148,7 +148,7 @@ fn a_best_race_holds_at_every_look_and_the_naive_control_does_not() {
     assert!(wrong <= 0.05, "wrong decisions {wrong}");
     let mut naive = plan.clone();
     naive.z = naive.split.z_fixed();
-    let (naive_coverage, _, _) = rates(&naive, &truths, 1000);
+    let (naive_coverage, _, _) = rates(&naive, &truths, 500);
     assert!(naive_coverage < 0.93, "the naive control should visibly under-cover: {naive_coverage}");
     eprintln!("best: coverage {coverage:.3}, wrong {wrong:.3}, naive coverage {naive_coverage:.3}");
 }
