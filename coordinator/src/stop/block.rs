@@ -171,7 +171,8 @@ impl Stopping {
         let mut jobs = Vec::new();
         for g in 0..self.states.len() {
             let state = &self.states[g];
-            self.accs[g].played = !(state.done() || self.accs[g].failed);
+            let past_the_cap = state.looks >= self.plan.checkpoints.len();
+            self.accs[g].played = !(state.done() || self.accs[g].failed || past_the_cap);
             if !self.accs[g].played {
                 continue;
             }

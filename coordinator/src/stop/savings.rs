@@ -70,16 +70,18 @@ fn needed(z: f64, sd: f64, gap: f64) -> f64 {
 /// The seed count at which a fixed design would give the run's answers, at the fixed design's
 /// `z`: each decided question decided (as the run's last look estimates its mean and spread),
 /// and, when `capped` is set, each capped question's interval as narrow as the run's was at
-/// the cap (`cap · (z_fixed / z)²` seeds). The largest over those questions, in [2, cap].
+/// the cap (`cap · (z_fixed / z)²` seeds). The largest over those questions, in [2, cap]; 0
+/// when there are none.
 pub fn fixed_seeds(plan: &StopPlan, states: &[GroupState], capped: bool) -> u64 {
     let z = plan.split.z_fixed();
     let m = plan.config.margin;
     let sd = |v: f64| if v.is_finite() { v.max(0.0).sqrt() } else { 0.0 };
-    let mut most: f64 = 2.0;
+    // None counted (nothing decided, and capped ones left out): no seeds at all.
+    let mut most: f64 = 0.0;
     let mut count = |o: Option<&super::Outcome>, decide: &dyn Fn() -> f64| match o.map(|o| o.decision) {
-        Some(Decision::Capped) if capped => most = most.max(plan.cap as f64 * (z / plan.z).powi(2)),
+        Some(Decision::Capped) if capped => most = most.max(plan.cap as f64 * (z / plan.z).powi(2)).max(2.0),
         Some(Decision::Capped) | None => {}
-        Some(_) => most = most.max(decide()),
+        Some(_) => most = most.max(decide()).max(2.0),
     };
     for state in states {
         let shape = &plan.groups[state.group];

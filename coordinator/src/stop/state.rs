@@ -193,6 +193,8 @@ impl GroupState {
             for o in self.outcomes.iter_mut().flatten().filter(|o| o.decision == Decision::Open) {
                 (o.decision, o.seeds) = (Decision::Capped, n);
             }
+            // The race ends at the cap too: nobody plays on.
+            self.in_race.iter_mut().for_each(|r| *r = false);
         }
         self.looks += 1;
         self.update_playing(plan);

@@ -290,6 +290,19 @@ margin = 1
     let mut again = block::Stopping::resume(&sweep, first.log.clone()).unwrap();
     play_rounds_in(&sweep, &mut again, true).unwrap();
     assert_eq!(again.log, first.log, "a replay in another order adds nothing and changes nothing");
+    // A race still open at the cap ends there, capped (here the only look, below 64 seeds).
+    let tie = text.replace("count = 300", "count = 40").replace("baseline = \"random\"\nmargin = 1", "best = true");
+    let tie = crate::sweep::Sweep::parse(
+        &tie.replace("\"random\", \"random\"", "\"coordinator\", \"coordinator\""),
+        "tie.toml",
+    )
+    .unwrap();
+    let mut capped = block::Stopping::new(&tie).unwrap();
+    play_rounds(&tie, &mut capped).unwrap();
+    assert_eq!(capped.plan.checkpoints, [40]);
+    let best: Vec<_> = (0..2).map(|s| capped.states[0].outcome(s, Question::Best).unwrap().decision).collect();
+    assert_eq!(best, [Decision::Capped, Decision::Capped], "two teams of the same policies tie on every seed");
+    assert!(capped.states[0].done());
     // A checkpoint waits for every seed below it.
     let mut short = block::Stopping::new(&sweep).unwrap();
     let jobs = short.round_jobs(&sweep);
