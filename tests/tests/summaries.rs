@@ -135,10 +135,7 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     // Brigade's paired cells have 5 jobs of 13 seeds, the others 3 of 25 (Pinky 8 of 8).
     assert_eq!(embedded.iter().map(|r| r.jobs).collect::<Vec<_>>(), [5, 5, 5, 5, 3, 3, 8]);
     let with_id = |rows: &[CellRow]| -> Vec<CellRow> {
-        rows.iter()
-            .zip(&embedded)
-            .map(|(r, e)| CellRow { sweep: summary_id.clone(), jobs: e.jobs, ..r.clone() })
-            .collect()
+        rows.iter().zip(&embedded).map(|(r, e)| CellRow { sweep: summary_id.clone(), jobs: e.jobs, ..r.clone() }).collect()
     };
     same_cells("embedded", &embedded, &with_id(&reference));
     let embedded_table = coordinator(&["summary", &path(d, "embedded.parquet")]).await;
