@@ -21,6 +21,8 @@ use simfleet::{JobResult, RunEnv};
 
 use crate::cell_table::{self, CellTable};
 use crate::records::RecordWriter;
+use crate::stop::block::Stopping;
+use crate::stop::report::{StopFile, StopReport};
 use crate::summary::Summary;
 use crate::sweep::Sweep;
 
@@ -48,6 +50,8 @@ pub struct RunReport {
     pub cells: Option<(std::path::PathBuf, usize)>,
     /// Wall time.
     pub elapsed: Duration,
+    /// What a stopping sweep (`[stop]`) decided and saved.
+    pub stop: Option<crate::stop::report::StopReport>,
 }
 
 /// A played job, prepared on the thread that played it.
@@ -72,6 +76,9 @@ pub fn play(
 ) -> anyhow::Result<RunReport> {
     let sweep = Sweep::load(sweep_path)?.with_collect(collect);
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if sweep.stop.is_some() {
+        return play_stopping(&sweep, out, threads, progress);
+    }
     let summaries = sweep.collects_summaries();
     let records_out = sweep.cells.iter().any(|c| c.collect == Collect::Records);
     let cells_path = cell_table::summary_path(&sweep, out);
@@ -151,7 +158,68 @@ pub fn play(
         cells = Some((cells_path, rows.len()));
     }
     bar.finish_and_clear();
-    Ok(RunReport { summary, failures, records, episodes, cells, elapsed: started.elapsed() })
+    Ok(RunReport { summary, failures, records, episodes, cells, elapsed: started.elapsed(), stop: None })
+}
+
+/// Plays a stopping sweep: each round plays the next block of every open group (in parallel,
+/// handed over in job order), then folds every group's checkpoint; the records (records cells)
+/// go to `out` in that order, the summary cells' rows to the summary file.
+fn play_stopping(sweep: &Sweep, out: &Path, threads: usize, progress: bool) -> anyhow::Result<RunReport> {
+    let mut stopping = Stopping::new(sweep).expect("a sweep with [stop] has a plan");
+    let records_out = sweep.cells.iter().any(|c| c.collect == Collect::Records);
+    let cells_path = cell_table::summary_path(sweep, out);
+    crate::records::Format::of(&cells_path)?;
+    let mut writer = match records_out {
+        true => {
+            Some(RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?)
+        }
+        false => None,
+    };
+    let bar = if progress { crate::progress::episode_bar(sweep.episode_count()) } else { ProgressBar::hidden() };
+    let env = RunEnv { chat: crate::llm::llm_transport(), worker: "embedded".into() };
+    let started = Instant::now();
+    let (mut summary, mut failures, mut episodes) = (Summary::default(), Vec::new(), 0);
+    loop {
+        let jobs = stopping.round_jobs(sweep);
+        if jobs.is_empty() {
+            break;
+        }
+        let job = |i: u64| jobs.get(i as usize).cloned();
+        run_jobs(jobs.len() as u64, &job, threads, &env, &|r| r, &mut |_, r: JobResult| {
+            stopping.accept(&r)?;
+            if let Some(e) = &r.error {
+                failures.push(Failure { index: r.index, error: e.to_string() });
+                return Ok(());
+            }
+            if r.summary.is_none() {
+                writer.as_mut().expect("records jobs have a writer").write_result(&r)?;
+                summary.add_result(&r)?;
+            }
+            episodes += r.episodes();
+            bar.inc(r.episodes());
+            Ok(())
+        })?;
+        stopping.fold_round()?;
+    }
+    let records = match writer {
+        Some(w) => w.finish()?,
+        None => 0,
+    };
+    let mut cells = None;
+    let rows = stopping.rows(sweep);
+    if !rows.is_empty() {
+        crate::records::cells::write_cells(&cells_path, &rows)
+            .with_context(|| format!("cannot write {}", cells_path.display()))?;
+        summary.merge(&cell_table::summary_of(&rows)?)?;
+        cells = Some((cells_path, rows.len()));
+    }
+    bar.finish_and_clear();
+    let report = StopReport::of(&stopping);
+    let log_path = StopFile::path(out);
+    let text = serde_json::to_string_pretty(&StopFile::of(&sweep.id, &stopping, &report))?;
+    std::fs::write(&log_path, text + "\n").with_context(|| format!("cannot write {}", log_path.display()))?;
+    let stop = Some(report);
+    Ok(RunReport { summary, failures, records, episodes, cells, elapsed: started.elapsed(), stop })
 }
 
 /// Receives prepared results in job order.
@@ -181,8 +249,19 @@ pub fn run<T: Send>(
     prepare: &(dyn Fn(JobResult) -> T + Sync),
     sink: &mut dyn ResultSink<T>,
 ) -> anyhow::Result<()> {
+    run_jobs(sweep.job_count(), &|i| sweep.job(i), threads, env, prepare, sink)
+}
+
+/// [`run`] over jobs `0..total` given by `job` (a sink index is a position in that range).
+pub fn run_jobs<T: Send>(
+    total: u64,
+    job: &(dyn Fn(u64) -> Option<simfleet::protocol::Job> + Sync),
+    threads: usize,
+    env: &RunEnv,
+    prepare: &(dyn Fn(JobResult) -> T + Sync),
+    sink: &mut dyn ResultSink<T>,
+) -> anyhow::Result<()> {
     let threads = threads.max(1);
-    let total = sweep.job_count();
     // Each thread may run this many jobs ahead of the writer: enough to keep every core busy
     // when job durations vary, small enough that buffered results stay a few megabytes.
     let ahead = (threads * 8) as u64;
@@ -206,7 +285,7 @@ pub fn run<T: Send>(
                         written = window.moved.wait(written).expect("window lock");
                     }
                 }
-                let Some(job) = sweep.job(i) else { break };
+                let Some(job) = job(i) else { break };
                 if tx.send((i, prepare(crate::llm::run_job(&job, env)))).is_err() {
                     break;
                 }

@@ -15,6 +15,7 @@
 //! - [`cell_table`]: a sweep's results merged per cell in job order (summary sweeps).
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
 //! - [`compare`]: paired comparisons with a baseline on shared seeds (common random numbers).
+//! - [`stop`]: sweeps that stop each cell when its answer is decided (`[stop]`).
 //! - [`rank`]: ranking experiments: `[[rankings]]` teams and the fitted contributions.
 //! - [`report`]: the self-contained HTML report of a results file.
 //! - [`arena`]: the Trolley Problem Arena's HTTP server.
@@ -33,6 +34,7 @@ pub mod progress;
 pub mod rank;
 pub mod records;
 pub mod report;
+pub mod stop;
 pub mod summary;
 pub mod sweep;
 pub mod table;

@@ -49,6 +49,8 @@ mod arena;
 mod compare;
 // README.md and docs/: every command block runs, shown output is checked, contracts match the code.
 mod docs;
+// Stopping sweeps ([stop]): each cell stops when decided, the same for any thread count.
+mod stop;
 // Several results files and directories of shards read as one table by the analysis commands.
 mod shards;
 // llm seats end to end against a stand-in model server: CLI, fleet, HTTPS, proxies, failures,

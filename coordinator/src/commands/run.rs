@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::embedded::{self, RunReport};
+use crate::stop::report::StopFile;
 
 /// Play a sweep in-process on all cores (no server needed), write every episode record to
 /// --out, then print the summary table. Results are identical to a fleet run.
@@ -61,6 +62,17 @@ fn print_report(report: &RunReport, out: &Path) {
                 let _ =
                     writeln!(stdout, "{} records of the records cells written to {}", report.records, out.display());
             }
+        }
+    }
+    if let Some(stop) = &report.stop {
+        let _ = write!(stdout, "\n{}", stop.table());
+        let _ = writeln!(stdout, "\n{}\n{}", stop.episodes_line(), stop.core_seconds_line());
+        let _ = writeln!(stdout, "decisions and the log of every look in {}", StopFile::path(out).display());
+        if stop.empty {
+            let _ = writeln!(
+                stdout,
+                "warning: an interval disagreed with an earlier look of the same question: the normal approximation does not hold there"
+            );
         }
     }
     if !report.failures.is_empty() {

@@ -23,6 +23,7 @@ mod class;
 mod expand;
 mod parse;
 mod sizing;
+mod stopping;
 
 pub use class::{share_value, MAX_SHARE};
 pub use sizing::{default_episodes_per_job, summary_scale};
@@ -65,6 +66,11 @@ pub struct Sweep {
     pub seeds: SeedRange,
     /// The cells, one per (game, scenario, policy set), in expansion order.
     pub cells: Vec<Cell>,
+    /// The `[stop]` table: each cell plays until its questions are answered, `seeds.count` at
+    /// most ([`crate::stop`]). In the canonical form only when present, so the ids of sweeps
+    /// without one do not change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::stop::StopConfig>,
     /// The cells that play together, in cell order (each cell in exactly one).
     #[serde(skip)]
     pub groups: Vec<Group>,

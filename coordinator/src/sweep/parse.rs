@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use super::{class, default_episodes_per_job, line_of, Cell, Sweep, SweepError};
 use crate::rank::section::RawRanking;
+use crate::stop::config::RawStop;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +27,8 @@ struct RawSweep {
     /// Ranking experiments, expanded after the cells (`crate::rank::section`).
     #[serde(default)]
     rankings: Vec<RawRanking>,
+    /// The questions of a stopping sweep (`crate::stop::config`).
+    stop: Option<Spanned<RawStop>>,
 }
 
 #[derive(Deserialize)]
@@ -257,11 +260,22 @@ impl Sweep {
         for (ri, ranking) in raw.rankings.iter().enumerate() {
             cells.ranking(ri, raw.cells.len() + ri, ranking)?;
         }
+        let stop = match raw.stop {
+            None => None,
+            Some(stop) => {
+                let span = stop.span();
+                let config = stop.into_inner().check(span).map_err(|e| src.err(e.span, Some(e.field), e.message))?;
+                super::stopping::check(&config, &cells.cells)
+                    .map_err(|(span, field, message)| src.err(span, Some(field), message))?;
+                Some(config)
+            }
+        };
         let mut sweep = Sweep {
             id: String::new(),
             name: raw.name.get_ref().clone(),
             seeds,
             cells: cells.cells,
+            stop,
             groups: Vec::new(),
             collect_override: None,
             priority,

@@ -221,3 +221,34 @@ fn collect_override_regroups_and_gives_the_id_of_the_file_saying_so() {
     let back = overridden.with_collect(Some(Collect::Records));
     assert_eq!((back.groups.len(), back.job_count()), (4, 12));
 }
+
+#[test]
+fn a_stop_table_changes_the_id_and_plans_one_group_per_scenario() {
+    let plain = Sweep::parse(GOOD, "s.toml").unwrap();
+    assert!(plain.stop.is_none() && plain.stop_plan().is_none());
+    let text = format!("{GOOD}\n[stop]\nbaseline = \"random\"\nmargin = 1\nhalf_width = 2\n");
+    let stopping = Sweep::parse(&text, "s.toml").unwrap();
+    assert_ne!(stopping.id, plain.id, "which seeds are played depends on the questions");
+    let plan = stopping.stop_plan().unwrap();
+    assert_eq!(plan.cap, 25);
+    assert_eq!(plan.checkpoints, [25]);
+    let shapes: Vec<_> = plan.groups.iter().map(|g| (g.scenario.as_str(), g.cells.clone(), g.baseline)).collect();
+    assert_eq!(shapes, [("default", vec![0, 1], Some(1)), ("rest_trap?reward_model=reference", vec![2, 3], Some(1))]);
+    // Two cells' precision and one comparison per scenario, one look.
+    assert_eq!((plan.split.units, plan.split.looks), (6, 1));
+}
+
+#[test]
+fn a_stop_table_the_cells_contradict_names_file_line_and_field() {
+    let with = |stop: &str| format!("{GOOD}\n[stop]\n{stop}\n");
+    let e = error_of(&with("baseline = \"heroes\""));
+    assert_eq!(e.field.as_deref(), Some("stop.baseline"));
+    assert_eq!(e.line, Some(14));
+    assert!(e.message.contains("no policy set \"heroes\" plays (bucket_brigade, \"default\")"), "{e}");
+    let e = error_of(&with("best = true\nextra = 1"));
+    assert_eq!(e.line, Some(15), "{e}");
+    let trolley = "name = \"t\"\nseeds = { start = 0, count = 9 }\n[[cells]]\ngame = \"trolley\"\nscenarios = [\"balanced_5p\"]\n[cells.policy_sets]\np = [\"persuadable\", \"persuadable\", \"persuadable\", \"persuadable\", \"persuadable\"]\n[stop]\nmetric = \"win\"\nbest = true\n";
+    let e = error_of(trolley);
+    assert_eq!((e.line, e.field.as_deref()), (Some(9), Some("stop.metric")));
+    assert!(e.message.contains("trolley has no win outcome"), "{e}");
+}
