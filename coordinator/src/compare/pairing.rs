@@ -22,6 +22,7 @@ use simfleet::GameKind;
 
 use super::paired::PairedSums;
 use super::{stats, CompareError, Comparison, Comparisons};
+use crate::cell_order::{self, Place};
 use crate::records::scan::{self, Episodes, Need};
 use crate::records::Input;
 use crate::summary::MixedVersions;
@@ -123,6 +124,8 @@ pub struct Baselines {
     /// The file's first policy set.
     first: Option<String>,
     groups: IndexMap<GroupKey, IndexSet<String>>,
+    /// Each cell's place in the sweep's order: the order of the comparisons.
+    places: HashMap<(GroupKey, String), Place>,
     versions: IndexMap<String, String>,
     wins: Wins,
     /// Candidate policy set -> its values.
@@ -137,6 +140,7 @@ impl Baselines {
             asked: asked.map(str::to_string),
             first: None,
             groups: IndexMap::new(),
+            places: HashMap::new(),
             versions: IndexMap::new(),
             wins: Wins::default(),
             values: IndexMap::new(),
@@ -162,7 +166,7 @@ impl Baselines {
 
     /// Takes one block's episodes (blocks in file order).
     pub fn take(&mut self, block: &Episodes) {
-        block.for_each_run(|_, head, run| {
+        block.for_each_run(|g, head, run| {
             if self.mixed.is_some() {
                 return;
             }
@@ -189,6 +193,7 @@ impl Baselines {
             if !cells.contains(&head.policy_set) {
                 cells.insert(head.policy_set.clone());
             }
+            self.places.entry((key.clone(), head.policy_set.clone())).or_default().earliest(block.place(g));
             if !candidate {
                 return;
             }
@@ -231,7 +236,15 @@ impl Baselines {
                 .ok_or_else(|| CompareError::NoRecords("the results".into()))?,
         };
         let base = self.values.swap_remove(&baseline).unwrap_or_default();
-        Ok(Pairing { baseline, base, groups: IndexMap::new(), wins: self.wins, episodes: 0, duplicates: 0 })
+        Ok(Pairing {
+            baseline,
+            base,
+            groups: IndexMap::new(),
+            places: self.places,
+            wins: self.wins,
+            episodes: 0,
+            duplicates: 0,
+        })
     }
 }
 
@@ -282,6 +295,8 @@ pub struct Pairing {
     baseline: String,
     base: GroupValues,
     groups: IndexMap<GroupKey, IndexMap<String, CellPairs>>,
+    /// Each cell's place in the sweep's order, from the first read.
+    places: HashMap<(GroupKey, String), Place>,
     wins: Wins,
     /// Episodes read.
     pub episodes: u64,
@@ -331,8 +346,21 @@ impl Pairing {
     pub fn comparisons(&self) -> Comparisons {
         let mut rows = Vec::new();
         let mut without_baseline = Vec::new();
-        for ((game, scenario), cells) in &self.groups {
-            let Some(base) = cells.get(&self.baseline) else {
+        // In the sweep's order: each (game, scenario) by its first cell, its cells by theirs.
+        let place =
+            |key: &GroupKey, name: &String| self.places.get(&(key.clone(), name.clone())).copied().unwrap_or_default();
+        let mut groups: Vec<(&GroupKey, Vec<(&String, &CellPairs)>)> = self
+            .groups
+            .iter()
+            .map(|(key, cells)| {
+                let mut cells: Vec<_> = cells.iter().collect();
+                cell_order::sort(&mut cells, |(name, _)| place(key, name));
+                (key, cells)
+            })
+            .collect();
+        cell_order::sort(&mut groups, |(key, cells)| cells.first().map_or(Place::UNKNOWN, |(n, _)| place(key, n)));
+        for ((game, scenario), cells) in groups {
+            let Some(base) = cells.iter().find(|(n, _)| **n == self.baseline).map(|(_, c)| *c) else {
                 without_baseline.push((game.clone(), scenario.clone()));
                 continue;
             };

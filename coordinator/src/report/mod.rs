@@ -186,6 +186,7 @@ pub fn collect_rows(input: &Input, membership: Membership) -> anyhow::Result<Col
         return Err(e.into());
     }
     Input::warn_partial(&cut);
+    summary.sort_cells();
     let mut histograms = empty_histograms(&summary, &ranges);
     input
         .for_each_row(|row| {
