@@ -31,7 +31,7 @@ async fn ok(args: &[&str]) -> String {
 
 /// The first table of a command's stdout: its lines up to the first blank one.
 fn first_table(stdout: &str) -> String {
-    stdout.split("\n\n").next().unwrap_or_default().to_string()
+    stdout.lines().take_while(|l| !l.is_empty()).collect::<Vec<_>>().join("\n")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
