@@ -39,7 +39,7 @@ async fn list_shows_every_field_with_its_default_and_the_buckets() {
     let text = ok(&["list", "deception"]).await;
     assert!(text.contains("num_agents=5 num_imposters=1 max_ticks=20"), "{text}");
     assert!(text.contains("histogram buckets"), "{text}");
-    assert!(text.contains("prob_fire_spreads_to_neighbor") == false, "only the game asked for");
+    assert!(!text.contains("prob_fire_spreads_to_neighbor"), "only the game asked for");
     let json: serde_json::Value = serde_json::from_str(&ok(&["list", "--format", "json"]).await).unwrap();
     let games: Vec<&str> = json.as_array().unwrap().iter().map(|g| g["game"].as_str().unwrap()).collect();
     let all: Vec<&str> = simfleet::GameKind::ALL.iter().map(|g| g.as_str()).collect();
