@@ -234,14 +234,6 @@ pub fn rows_of_records_as(input: &crate::records::Input, sweep: &Sweep) -> anyho
     Ok(placed.into_iter().map(|(_, row)| row).collect())
 }
 
-/// [`rows_of_records`] row at a time, one aggregate per cell: the reference of its equality
-/// test.
-pub fn rows_of_records_rows(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
-    let mut cells = CellsScan::default();
-    input.for_each_row(|row| cells.add_row(row))?;
-    cells.rows()
-}
-
 /// One cell's aggregate as records are read.
 #[derive(Debug)]
 struct CellAcc {
@@ -289,10 +281,6 @@ impl CellsScan {
             stats: row.stats.into(),
         };
         acc.aggregate.add(&record);
-    }
-
-    fn rows(self) -> anyhow::Result<Vec<CellRow>> {
-        Ok(self.rows_with_jobs()?.into_iter().map(|(row, _)| row).collect())
     }
 
     /// The rows with their records' job indexes, in the sweep's order (by first job).
@@ -445,6 +433,14 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
             }
             _ => a == b,
         }
+    }
+
+    /// [`rows_of_records`] row at a time, one aggregate per cell: the reference of its equality
+    /// test.
+    fn rows_of_records_rows(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
+        let mut cells = CellsScan::default();
+        input.for_each_row(|row| cells.add_row(row))?;
+        Ok(cells.rows_with_jobs()?.into_iter().map(|(row, _)| row).collect())
     }
 
     #[test]

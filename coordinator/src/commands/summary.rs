@@ -62,24 +62,3 @@ pub fn summarise(input: &Input) -> anyhow::Result<Summary> {
     Input::warn_partial(&cut);
     Ok(summary)
 }
-
-/// [`summarise`] row at a time on one thread (the reader before the parallel one): the
-/// reference the parallel reader is tested against.
-pub fn summarise_rows(input: &Input) -> anyhow::Result<Summary> {
-    let mut summary = Summary::default();
-    let mut mixed = None;
-    // Only the columns the table needs: a Parquet file decodes nothing else.
-    let cut = input.for_each_row_of(Some(Summary::COLUMNS), |row| {
-        if mixed.is_none() {
-            if let Err(e) = summary.add_row(&row) {
-                mixed = Some(e);
-            }
-        }
-    })?;
-    if let Some(e) = mixed {
-        return Err(e.into());
-    }
-    Input::warn_partial(&cut);
-    summary.sort_cells();
-    Ok(summary)
-}

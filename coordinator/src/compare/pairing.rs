@@ -7,8 +7,8 @@
 //! find an episode whose (cell, seed) came before: the first is kept).
 //!
 //! Both take the episodes of the parallel reader's blocks in file order
-//! ([`crate::records::scan::scan_each`]). The comparisons are [`super::compare`]'s over
-//! [`super::Pairs`] of the same file, except that a cell's pairs are summed in the order its
+//! ([`crate::records::scan::scan_each`]). The comparisons are those of the row-at-a-time
+//! reference of the tests (`pairs.rs`) over the same file, except that a cell's pairs are summed in the order its
 //! episodes come rather than by seed: the same numbers whenever a cell's episodes are in seed
 //! order (every file `run` and `watch` write: a job's seeds ascend, and a file holds its jobs in
 //! order), otherwise equal to rounding (1e-15 relative).
@@ -134,7 +134,7 @@ pub struct Baselines {
 }
 
 impl Baselines {
-    /// A first read for the baseline `asked` (default: [`super::default_baseline`]'s choice).
+    /// A first read for the baseline `asked` (default: `random` if there is one, else the first policy set read).
     pub fn new(asked: Option<&str>) -> Baselines {
         Baselines {
             asked: asked.map(str::to_string),
@@ -209,7 +209,7 @@ impl Baselines {
         });
     }
 
-    /// Every policy set name, in first-seen order (as [`super::Pairs::policy_sets`]).
+    /// Every policy set name, in first-seen order.
     fn policy_sets(&self) -> Vec<String> {
         let mut names: IndexSet<&String> = IndexSet::new();
         for cells in self.groups.values() {
@@ -342,7 +342,7 @@ impl Pairing {
     }
 
     /// Every policy set compared with the baseline in each (game, scenario), as
-    /// [`super::compare`] gives them.
+    /// the row-at-a-time reference of the tests gives them.
     pub fn comparisons(&self) -> Comparisons {
         let mut rows = Vec::new();
         let mut without_baseline = Vec::new();
@@ -402,7 +402,7 @@ pub struct Compared {
 }
 
 /// Reads `input` (records files of any format) twice on every core, and compares every policy
-/// set with `baseline` (default [`super::default_baseline`]'s); the line formats are read in
+/// set with `baseline` (default `random` if there is one, else the first policy set read); the line formats are read in
 /// blocks of `block` bytes.
 pub fn compare_input(input: &Input, baseline: Option<&str>, block: usize) -> Result<Compared, CompareError> {
     // A summary file (one row per cell) has no seeds to pair.

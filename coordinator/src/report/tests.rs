@@ -91,7 +91,9 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
         html.contains("At a glance") && html.contains("no paired comparisons"),
         "heatmaps, and why no forest plots"
     );
-    let refused = crate::compare::compare_file(&crate::records::Input::file(&cells).unwrap(), None).unwrap_err();
+    let input = crate::records::Input::file(&cells).unwrap();
+    let refused =
+        crate::compare::pairing::compare_input(&input, None, crate::records::scan::BLOCK).err().expect("refused");
     assert!(matches!(refused, crate::compare::CompareError::NoRecords(_)), "{refused}");
 }
 
