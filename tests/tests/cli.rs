@@ -229,6 +229,18 @@ async fn a_fleet_prints_and_writes_cells_in_the_sweeps_order() {
     assert_eq!(ok(&["summary", &p("fleet.jsonl")]).await, ok(&["summary", &p("run.jsonl")]).await);
     assert_eq!(first_table(&ok(&["summary", &p("fleet.jsonl")]).await), table);
     assert_eq!(ok(&["compare", &p("fleet.jsonl")]).await, ok(&["compare", &p("run.jsonl")]).await);
+    // Without `random`, the default baseline is the sweep's first policy set, not the file's.
+    for name in ["fleet", "run"] {
+        let text = std::fs::read_to_string(p(&format!("{name}.jsonl"))).unwrap();
+        let kept: String =
+            text.lines().filter(|l| !l.contains(r#""policy_set":"random""#)).map(|l| format!("{l}\n")).collect();
+        std::fs::write(p(&format!("{name}-no-random.jsonl")), kept).unwrap();
+    }
+    let head = std::fs::read_to_string(p("fleet-no-random.jsonl")).unwrap();
+    assert!(!head.lines().next().unwrap().contains("pinky"), "the fleet's file starts with the sweep's first cell");
+    let fleet_first = ok(&["compare", &p("fleet-no-random.jsonl")]).await;
+    assert_eq!(fleet_first, ok(&["compare", &p("run-no-random.jsonl")]).await);
+    assert!(fleet_first.contains("pinky"), "{fleet_first}");
     ok(&["summary", &p("fleet.jsonl"), "--out", &p("fleet-cells.csv")]).await;
     let cells = read_cells(Path::new(&p("fleet-cells.csv"))).unwrap();
     let order: Vec<(&str, &str)> = cells.iter().map(|c| (c.scenario.as_str(), c.policy_set.as_str())).collect();

@@ -125,7 +125,7 @@ pub struct Baselines {
     first: Option<String>,
     groups: IndexMap<GroupKey, IndexSet<String>>,
     /// Each cell's place in the sweep's order: the order of the comparisons.
-    places: HashMap<(GroupKey, String), Place>,
+    places: IndexMap<(GroupKey, String), Place>,
     versions: IndexMap<String, String>,
     wins: Wins,
     /// Candidate policy set -> its values.
@@ -134,13 +134,14 @@ pub struct Baselines {
 }
 
 impl Baselines {
-    /// A first read for the baseline `asked` (default: `random` if there is one, else the first policy set read).
+    /// A first read for the baseline `asked` (default: `random` if there is one, else the first policy set read;
+    /// [`Baselines::default_to_read_again`] says when the sweep's first is another).
     pub fn new(asked: Option<&str>) -> Baselines {
         Baselines {
             asked: asked.map(str::to_string),
             first: None,
             groups: IndexMap::new(),
-            places: HashMap::new(),
+            places: IndexMap::new(),
             versions: IndexMap::new(),
             wins: Wins::default(),
             values: IndexMap::new(),
@@ -207,6 +208,19 @@ impl Baselines {
                 seeds.insert_first(e.seed, (e.reward, win == Some(block.outcome(e.outcome))));
             }
         });
+    }
+
+    /// The default baseline when this read did not keep its values, to read again asking for
+    /// it: with no `random`, the default is the sweep's first policy set (that of the cell with
+    /// the first job), which in a file in arrival order (a fleet's) need not be the first read.
+    /// `None` when this read has the default's values (or a baseline was asked for).
+    pub fn default_to_read_again(&self) -> Option<String> {
+        if self.asked.is_some() || self.mixed.is_some() || self.values.contains_key("random") {
+            return None;
+        }
+        // The first of equal places: the order read (files without job indexes).
+        let ((_, name), place) = self.places.iter().min_by_key(|(_, p)| **p)?;
+        (*place != Place::UNKNOWN && self.first.as_ref() != Some(name)).then(|| name.clone())
     }
 
     /// Every policy set name, in first-seen order.
@@ -296,7 +310,7 @@ pub struct Pairing {
     base: GroupValues,
     groups: IndexMap<GroupKey, IndexMap<String, CellPairs>>,
     /// Each cell's place in the sweep's order, from the first read.
-    places: HashMap<(GroupKey, String), Place>,
+    places: IndexMap<(GroupKey, String), Place>,
     wins: Wins,
     /// Episodes read.
     pub episodes: u64,
@@ -402,7 +416,7 @@ pub struct Compared {
 }
 
 /// Reads `input` (records files of any format) twice on every core, and compares every policy
-/// set with `baseline` (default `random` if there is one, else the first policy set read); the line formats are read in
+/// set with `baseline` (default `random` if there is one, else the sweep's first policy set); the line formats are read in
 /// blocks of `block` bytes.
 pub fn compare_input(input: &Input, baseline: Option<&str>, block: usize) -> Result<Compared, CompareError> {
     // A summary file (one row per cell) has no seeds to pair.
@@ -414,6 +428,10 @@ pub fn compare_input(input: &Input, baseline: Option<&str>, block: usize) -> Res
     scan::scan_each(input, need, scan::threads(), block, |b: Episodes| first.take(&b))?;
     if first.is_empty() {
         return Err(CompareError::NoRecords(input.to_string()));
+    }
+    if let Some(default) = first.default_to_read_again() {
+        first = Baselines::new(Some(&default));
+        scan::scan_each(input, need, scan::threads(), block, |b: Episodes| first.take(&b))?;
     }
     let mut pairing = first.into_pairing()?;
     let partial = scan::scan_each(input, need, scan::threads(), block, |b: Episodes| pairing.take(&b))?;

@@ -38,9 +38,10 @@ use std::path::Path;
 use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
 
+use crate::compare::pairing::Baselines;
 use crate::compare::{CompareError, Comparisons};
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
-use crate::records::scan::{self as parallel, Need};
+use crate::records::scan::{self as parallel, Episodes, Need};
 use crate::records::Input;
 use crate::summary::Summary;
 use crate::sweep::Sweep;
@@ -128,7 +129,15 @@ fn gather(
     let mut first = scan::FirstRead::new(baseline);
     parallel::scan_each(input, need, threads, block, |b: scan::FirstBlock| first.take(b))
         .with_context(|| format!("cannot read {input}"))?;
-    let (summary, ranges, baselines) = first.finish()?;
+    let (summary, ranges, mut baselines) = first.finish()?;
+    if let Some(default) = baselines.as_ref().and_then(Baselines::default_to_read_again) {
+        // The forest plots' default baseline is the sweep's first policy set: read its values.
+        let mut again = Baselines::new(Some(&default));
+        let need = Need { sweep: true, llm: false, whole: false };
+        parallel::scan_each(input, need, threads, block, |b: Episodes| again.take(&b))
+            .with_context(|| format!("cannot read {input}"))?;
+        baselines = Some(again);
+    }
     let mut ranker = Ranker::new(membership);
     let mut second = scan::SecondRead::new(&mut ranker, empty_histograms(&summary, &ranges), baselines)?;
     let need = Need { sweep: true, llm: false, whole: false };
@@ -148,7 +157,7 @@ pub fn collect(input: &Input, membership: Membership) -> anyhow::Result<Collecte
 }
 
 /// The page of `input` and what it shows, from one parallel read; `baseline` is the policy set
-/// of the forest plots (default `random` if there is one, else the first policy set read).
+/// of the forest plots (default `random` if there is one, else the sweep's first policy set).
 pub fn render(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<(String, Written)> {
     render_blocks(input, membership, baseline, parallel::BLOCK)
 }
@@ -175,7 +184,7 @@ fn render_blocks(
 }
 
 /// `coordinator report FILE... --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
-/// policy set of the forest plots (default `random` if there is one, else the first policy set read).
+/// policy set of the forest plots (default `random` if there is one, else the sweep's first policy set).
 pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
     let membership = match sweep {
         Some(path) => Membership::from_sweep(&Sweep::load(path)?),

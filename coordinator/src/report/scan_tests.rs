@@ -13,11 +13,11 @@ use indexmap::{IndexMap, IndexSet};
 
 use super::histogram::Range;
 use super::{collect_cells, empty_histograms, gather, glance, html, render_blocks, Collected, DEFAULT_RIDGE};
-use crate::rank::Ranker;
-use crate::summary::Summary;
 use crate::rank::Membership;
+use crate::rank::Ranker;
 use crate::records::parquet::ParquetSink;
 use crate::records::{Input, RecordWriter, RowRef};
+use crate::summary::Summary;
 
 fn job(game: &str, scenario: &str, name: &str, seats: &[&str], start: u64, count: u64) -> Job {
     Job {
