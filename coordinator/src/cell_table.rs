@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use simfleet::aggregate::CellAggregate;
 use simfleet::{GameKind, JobResult};
 
+use crate::cell_order::Place;
 use crate::records::cells::{merge_differences, CellDifference, CellRow};
 use crate::sweep::Sweep;
 
@@ -201,19 +202,64 @@ pub fn rows_of_records(input: &crate::records::Input) -> anyhow::Result<Vec<Cell
 
 /// [`rows_of_records`] with the line formats read in blocks of `block` bytes.
 fn rows_of_records_blocks(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<CellRow>> {
+    Ok(cells_of_records(input, block)?.into_iter().map(|(row, _)| row).collect())
+}
+
+/// Every cell of records files with the job indexes of its records, in the sweep's order.
+fn cells_of_records(
+    input: &crate::records::Input,
+    block: usize,
+) -> anyhow::Result<Vec<(CellRow, std::collections::BTreeSet<u64>)>> {
     use crate::records::scan::{self, Need};
     let need = Need { whole: true, ..Need::default() };
     // A partial trailing record is skipped; `summary` has warned of it already.
     let (cells, _) = scan::scan_blocks::<CellsScan>(input, need, scan::threads(), block)?;
-    cells.rows()
+    cells.rows_with_jobs()
 }
 
-/// [`rows_of_records`] row at a time, one aggregate per cell: the reference of its equality
-/// test.
-pub fn rows_of_records_rows(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
-    let mut cells = CellsScan::default();
-    input.for_each_row(|row| cells.add_row(row))?;
-    cells.rows()
+/// The summary file `sweep`'s summary sweep (`collect = "summary"` for every cell) would have
+/// written, from records of `sweep` (`coordinator summary RECORDS --out CELLS --sweep SWEEP`):
+/// the summary sweep's id, each cell's count of the summary sweep's jobs whose seeds the records
+/// hold, the cells in the sweep's order. The aggregates are those of [`rows_of_records`].
+pub fn rows_of_records_as(input: &crate::records::Input, sweep: &Sweep) -> anyhow::Result<Vec<CellRow>> {
+    use simfleet::protocol::Collect;
+    let summary = sweep.clone().with_collect(Some(Collect::Summary));
+    let records = [sweep.clone(), sweep.clone().with_collect(Some(Collect::Records))];
+    let mut placed = Vec::new();
+    for (mut row, jobs) in cells_of_records(input, crate::records::scan::BLOCK)? {
+        let Some(played) = records.iter().find(|s| s.id == row.sweep) else {
+            anyhow::bail!(
+                "{input} holds records of sweep {}, not of the sweep file given (its records sweep is {})",
+                row.sweep,
+                records[1].id
+            );
+        };
+        let cell = summary
+            .cells
+            .iter()
+            .position(|c| {
+                c.game.as_str() == row.game && c.scenario == row.scenario && c.policy_set.name == row.policy_set
+            })
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "the sweep file has no cell ({}, {:?}, {}) of the records",
+                    row.game,
+                    row.scenario,
+                    row.policy_set
+                )
+            })?;
+        let seeds = |s: &Sweep, job: u64| s.job(job).map(|j| j.seeds.start..j.seeds.start + j.seeds.count);
+        let held: Vec<std::ops::Range<u64>> = jobs.iter().filter_map(|&j| seeds(played, j)).collect();
+        row.jobs = summary
+            .jobs_of_cell(cell)
+            .filter_map(|j| seeds(&summary, j))
+            .filter(|s| held.iter().any(|h| h.start < s.end && s.start < h.end))
+            .count() as u64;
+        row.sweep.clone_from(&summary.id);
+        placed.push((cell, row));
+    }
+    placed.sort_by_key(|(cell, _)| *cell);
+    Ok(placed.into_iter().map(|(_, row)| row).collect())
 }
 
 /// One cell's aggregate as records are read.
@@ -265,15 +311,16 @@ impl CellsScan {
         acc.aggregate.add(&record);
     }
 
-    fn rows(self) -> anyhow::Result<Vec<CellRow>> {
+    /// The rows with their records' job indexes, in the sweep's order (by first job).
+    fn rows_with_jobs(self) -> anyhow::Result<Vec<(CellRow, std::collections::BTreeSet<u64>)>> {
         if let Some(e) = self.bad {
             anyhow::bail!(e);
         }
-        Ok(self
+        let mut rows: Vec<_> = self
             .cells
             .into_iter()
             .map(|((game, scenario, policy_set), a)| {
-                CellRow::new(
+                let row = CellRow::new(
                     &a.sweep,
                     &game,
                     &a.engine_version,
@@ -281,9 +328,12 @@ impl CellsScan {
                     &policy_set,
                     a.jobs.len() as u64,
                     a.aggregate,
-                )
+                );
+                (row, a.jobs)
             })
-            .collect())
+            .collect();
+        crate::cell_order::sort(&mut rows, |(_, jobs)| Place::of_job(jobs.first().copied()));
+        Ok(rows)
     }
 }
 
@@ -411,6 +461,14 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
             }
             _ => a == b,
         }
+    }
+
+    /// [`rows_of_records`] row at a time, one aggregate per cell: the reference of its equality
+    /// test.
+    fn rows_of_records_rows(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
+        let mut cells = CellsScan::default();
+        input.for_each_row(|row| cells.add_row(row))?;
+        Ok(cells.rows_with_jobs()?.into_iter().map(|(row, _)| row).collect())
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! - [`fleet`]: the fleet over NATS JetStream: submitting, watching, status, re-export, cancel.
 //! - [`records`]: results files: the exported row, the formats (JSON Lines, CSV, MessagePack,
 //!   Parquet), writing and reading them.
+//! - [`cell_order`]: the one order of cells in every table and file: the sweep's.
 //! - [`cell_table`]: a sweep's results merged per cell in job order (summary sweeps).
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
 //! - [`compare`]: paired comparisons with a baseline on shared seeds (common random numbers).
@@ -24,6 +25,7 @@
 //!   recorded replays.
 
 pub mod arena;
+pub mod cell_order;
 pub mod cell_table;
 pub mod commands;
 pub mod compare;

@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use coordinator::commands::{self, FleetArgs};
+use coordinator::commands;
 
 /// simfleet coordinator: expands a sweep (games × scenarios × policy sets × seeds) into episode
 /// jobs, plays them in-process or through a fleet of workers over NATS JetStream, and exports and
@@ -15,8 +15,6 @@ use coordinator::commands::{self, FleetArgs};
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    #[command(flatten)]
-    fleet: FleetArgs,
 }
 
 // Each subcommand's help text is the doc comment of its `Args`.
@@ -41,6 +39,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    commands::exit::quiet_on_closed_pipe();
     let cli = Cli::parse();
     // Warnings and errors on stderr (RUST_LOG=info for more); the progress bars and tables
     // are the normal output.
@@ -48,15 +47,14 @@ fn main() -> ExitCode {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let ansi = std::io::IsTerminal::is_terminal(&std::io::stderr());
     tracing_subscriber::fmt().with_env_filter(filter).with_ansi(ansi).with_writer(std::io::stderr).init();
-    let fleet = &cli.fleet;
     let outcome = match cli.command {
-        Command::Submit(args) => commands::submit::run(args, fleet),
-        Command::Watch(args) => commands::watch::run(args, fleet),
-        Command::Status(args) => commands::status::run(args, fleet),
-        Command::Results(args) => commands::results::run(args, fleet),
-        Command::Cancel(args) => commands::cancel::run(args, fleet),
-        Command::Priority(args) => commands::priority::run(args, fleet),
-        Command::Setup(args) => commands::setup::run(args, fleet),
+        Command::Submit(args) => commands::submit::run(args),
+        Command::Watch(args) => commands::watch::run(args),
+        Command::Status(args) => commands::status::run(args),
+        Command::Results(args) => commands::results::run(args),
+        Command::Cancel(args) => commands::cancel::run(args),
+        Command::Priority(args) => commands::priority::run(args),
+        Command::Setup(args) => commands::setup::run(args),
         Command::Run(args) => commands::run::run(args),
         Command::Summary(args) => commands::summary::run(args),
         Command::Records(args) => commands::records::run(args),
@@ -68,7 +66,10 @@ fn main() -> ExitCode {
         Command::Arena(args) => commands::arena::run(args),
     };
     outcome.unwrap_or_else(|e| {
-        eprintln!("error: {e:#}");
+        if commands::exit::is_closed_pipe(&e) {
+            return ExitCode::from(commands::exit::CLOSED_STDOUT);
+        }
+        eprintln!("error: {}", commands::exit::message(&e));
         ExitCode::from(2)
     })
 }

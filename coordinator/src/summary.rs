@@ -13,6 +13,7 @@ use simfleet::aggregate::{llm_tokens, CellAggregate, Moments};
 use simfleet::stats::Stats;
 use simfleet::GameKind;
 
+use crate::cell_order::{self, Place};
 use crate::table::{self, Align};
 
 mod scan;
@@ -31,6 +32,8 @@ pub struct CellStats {
     /// Episodes with `llm` seats, and their tokens.
     llm_episodes: u64,
     tokens: u64,
+    /// Where the cell goes in the table: the sweep's order.
+    pub place: Place,
 }
 
 impl CellStats {
@@ -63,6 +66,7 @@ impl CellStats {
         self.length_sum += other.length_sum;
         self.llm_episodes += other.llm_episodes;
         self.tokens += other.tokens;
+        self.place.earliest(other.place);
         for (o, c) in &other.outcomes {
             *self.outcomes.entry(o.clone()).or_default() += c;
         }
@@ -223,6 +227,19 @@ impl Summary {
         }
     }
 
+    /// Places cell (game, scenario, policy set), added already, no later than job `job`.
+    fn place(&mut self, game: &str, scenario: &str, policy_set: &str, job: u64) {
+        if let Some(c) = self.cells.get_mut(&KeyRef(game, scenario, policy_set)) {
+            c.place.earliest(Place::of_job(Some(job)));
+        }
+    }
+
+    /// Sorts the cells into the sweep's order ([`crate::cell_order`]); [`Summary::table`]
+    /// prints them so whether sorted or not.
+    pub fn sort_cells(&mut self) {
+        self.cells.sort_by(|_, a, _, b| a.place.cmp(&b.place));
+    }
+
     /// Adds one exported row; reads only its [`Summary::COLUMNS`].
     pub fn add_row(&mut self, row: &crate::records::Row) -> Result<(), MixedVersions> {
         self.add(
@@ -236,13 +253,16 @@ impl Summary {
             &row.outcome,
         )?;
         self.add_tokens(&row.game, &row.scenario, &row.policy_set, llm_tokens(row.stats.get("llm")));
+        self.place(&row.game, &row.scenario, &row.policy_set, row.job);
         Ok(())
     }
 
     /// Adds every record of a job result, or its aggregate.
     pub fn add_result(&mut self, r: &simfleet::JobResult) -> Result<(), MixedVersions> {
         if let Some(a) = &r.summary {
-            return self.add_aggregate(&r.game, &r.engine_version, &r.scenario, &r.policy_set, a);
+            self.add_aggregate(&r.game, &r.engine_version, &r.scenario, &r.policy_set, a)?;
+            self.place(&r.game, &r.scenario, &r.policy_set, r.index);
+            return Ok(());
         }
         // Every record of a job has the same seats: look for `llm` stats past the first only if
         // it has some (a scripted job pays one lookup, not one per record).
@@ -262,6 +282,7 @@ impl Summary {
                 self.add_tokens(&r.game, &r.scenario, &r.policy_set, record_tokens(&rec.stats));
             }
         }
+        self.place(&r.game, &r.scenario, &r.policy_set, r.index);
         Ok(())
     }
 
@@ -318,7 +339,9 @@ impl Summary {
             head.push("tokens/episode".into());
         }
         let mut rows: Vec<Vec<String>> = Vec::new();
-        for ((game, scenario, policy_set), c) in &self.cells {
+        let mut cells: Vec<_> = self.cells.iter().collect();
+        cell_order::sort(&mut cells, |(_, c)| c.place);
+        for ((game, scenario, policy_set), c) in cells {
             let win = game
                 .parse::<GameKind>()
                 .ok()

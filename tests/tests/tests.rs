@@ -45,6 +45,9 @@ mod metrics;
 mod config;
 // The trolley arena's HTTP server (no nats-server): full games, every error, races, deadlines.
 mod arena;
+// The coordinator's command line: `list`, tables in the sweep's order, closed pipes, errors,
+// per-command `--help`, `summary --out --sweep`.
+mod cli;
 // `coordinator compare` and the report's "At a glance" section from the command line.
 mod compare;
 // README.md and docs/: every command block runs, shown output is checked, contracts match the code.

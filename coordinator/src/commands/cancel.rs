@@ -10,11 +10,13 @@ use crate::fleet::{self, Fleet};
 pub struct Args {
     /// The sweep id.
     id: String,
+    #[command(flatten)]
+    fleet: FleetArgs,
 }
 
 /// Cancels the sweep and says how many queued jobs were removed.
-pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let settings = fleet_args.settings()?;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.fleet.settings()?;
     let id = args.id;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;

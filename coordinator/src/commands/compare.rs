@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// The policy set every other is compared with [default: `random` if there is one, else
-    /// the first policy set in the file].
+    /// the sweep's first policy set: that of the cell with the first job].
     #[arg(long, value_name = "NAME")]
     baseline: Option<String>,
     /// Also write the comparisons here: CSV (.csv) or a JSON array (.json), one record per

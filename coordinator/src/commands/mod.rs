@@ -2,15 +2,18 @@
 //! comment is the command's `--help` text) and its `run`, which does the work through the library
 //! modules, prints what happened and returns the exit code. `main.rs` parses and dispatches.
 //!
-//! Exit codes: 0 done; 1 done, but jobs failed (`run`, `watch`, `submit --watch`); 2 an error,
-//! printed by `main.rs`.
+//! Exit codes: 0 done (or stdout closed by its reader, [`exit`]); 1 done, but jobs failed
+//! (`run`, `watch`, `submit --watch`); 2 an error, printed by `main.rs` each cause once.
 //!
-//! The fleet commands (`submit`, `watch`, `status`, `results`, `cancel`, `setup`) also take the
-//! connection flags every command accepts, [`FleetArgs`].
+//! The fleet commands (`submit`, `watch`, `status`, `results`, `cancel`, `priority`, `setup`)
+//! take the connection flags, [`FleetArgs`], and `submit` and `watch` [`MetricsArgs`] too; the
+//! commands that need no server (`run`, `summary`, `list`, ...) take neither, so their `--help`
+//! lists only what they use.
 
 pub mod arena;
 pub mod cancel;
 pub mod compare;
+pub mod exit;
 pub mod list;
 pub mod priority;
 pub mod rank;
@@ -33,33 +36,44 @@ use anyhow::Context;
 use crate::fleet::failures::FailedJob;
 use crate::fleet::{FleetFlags, FleetSettings};
 
-/// Connection flags of the fleet commands (submit, watch, status, results, cancel).
+/// Connection flags of the fleet commands (submit, watch, status, results, cancel, priority,
+/// setup).
 #[derive(clap::Args, Debug)]
 pub struct FleetArgs {
     /// NATS server URL, or a cluster's servers comma-separated (nats://a:4222,nats://b:4222)
     /// [default: $NATS_URL, else nats://127.0.0.1:4222]. Also SIMFLEET_COORDINATOR__NATS_URL or
     /// `nats_url` in --config.
-    #[arg(long, global = true, value_name = "URL")]
+    #[arg(long, value_name = "URL")]
     nats_url: Option<String>,
     /// A TOML file with `nats_url`, `metrics_listen`, `stream_replicas` (replicas of the streams
     /// and KV bucket, default 1; 3 on a three-server cluster) and an `[auth]` table (user +
     /// password, token, nkey_seed or creds_file, each also as *_file; tls_ca_file, tls_cert_file,
     /// tls_key_file), as the worker's.
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
+}
+
+/// The metrics flag of the commands that collect results (`watch`, `submit --watch`).
+#[derive(clap::Args, Debug)]
+pub struct MetricsArgs {
     /// Serve `simfleet_sweep_jobs` on http://ADDR/metrics while `watch` runs (for Prometheus);
     /// at the end, `watch` waits up to 15 s for one last scrape of the final counts.
-    #[arg(long, global = true, value_name = "ADDR")]
+    #[arg(long, value_name = "ADDR")]
     metrics_listen: Option<String>,
 }
 
 impl FleetArgs {
     /// The settings from these flags, the environment and the `--config` file.
     pub fn settings(&self) -> anyhow::Result<FleetSettings> {
+        self.settings_with(None)
+    }
+
+    /// [`FleetArgs::settings`] with the `--metrics-listen` of `metrics`.
+    pub fn settings_with(&self, metrics: Option<&MetricsArgs>) -> anyhow::Result<FleetSettings> {
         let flags = FleetFlags {
             config: self.config.clone(),
             nats_url: self.nats_url.clone(),
-            metrics_listen: self.metrics_listen.clone(),
+            metrics_listen: metrics.and_then(|m| m.metrics_listen.clone()),
         };
         let env: HashMap<String, String> = std::env::vars().collect();
         Ok(FleetSettings::load(&flags, &env)?)

@@ -23,11 +23,13 @@ pub struct Args {
     /// The new weight within the class (1 to 1000).
     #[arg(long, value_name = "N", value_parser = parse_share)]
     share: Option<u32>,
+    #[command(flatten)]
+    fleet: FleetArgs,
 }
 
 /// Writes the class into the sweep's entry and says what changed.
-pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let settings = fleet_args.settings()?;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.fleet.settings()?;
     let priority = args.class.as_deref().map(str::parse).transpose().map_err(anyhow::Error::msg)?;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;

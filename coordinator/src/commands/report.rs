@@ -23,7 +23,7 @@ pub struct Args {
     #[arg(long, value_name = "SWEEP")]
     sweep: Option<PathBuf>,
     /// The policy set the forest plots compare with [default: `random` if there is one, else
-    /// the first policy set in the file]. Pairing needs per-seed records (see `compare`).
+    /// the sweep's first policy set: that of the cell with the first job]. Pairing needs per-seed records (see `compare`).
     #[arg(long, value_name = "NAME")]
     baseline: Option<String>,
 }

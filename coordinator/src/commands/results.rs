@@ -19,12 +19,14 @@ pub struct Args {
     /// Do not draw a progress bar.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    fleet: FleetArgs,
 }
 
 /// Writes the file and says what is in it.
-pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let settings = fleet_args.settings()?;
-    let Args { id, out, quiet } = args;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.fleet.settings()?;
+    let Args { id, out, quiet, .. } = args;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
         let report = fleet::results::export(&fleet, &id, &out, &progress::episodes(!quiet, 0)).await?;

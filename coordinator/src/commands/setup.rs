@@ -11,11 +11,14 @@ use crate::fleet::setup;
 /// The admin's job: under the shipped permissions only the admin user may create or change the
 /// topology; on a server without permissions, `submit` creates it by itself.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    fleet: FleetArgs,
+}
 
 /// Sets the topology up and prints every object's state.
-pub fn run(_args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let settings = fleet_args.settings()?;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.fleet.settings()?;
     let states = runtime()?.block_on(setup::setup(&settings))?;
     print!("{}", setup::table(&states));
     println!("the topology has {} replica(s) (stream_replicas)", settings.stream_replicas);

@@ -15,11 +15,13 @@ use crate::fleet::{self, Fleet};
 pub struct Args {
     /// The sweep id; all sweeps when absent.
     id: Option<String>,
+    #[command(flatten)]
+    fleet: FleetArgs,
 }
 
 /// Prints the table.
-pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let settings = fleet_args.settings()?;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.fleet.settings()?;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
         let states = fleet::status::status(&fleet, args.id.as_deref()).await?;

@@ -54,11 +54,15 @@ pub struct Args {
     /// Do not draw progress bars.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    fleet: FleetArgs,
+    #[command(flatten)]
+    metrics: super::MetricsArgs,
 }
 
 /// Publishes the jobs, then watches them with --watch (exit code 1 when a job failed).
-pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let settings = fleet_args.settings()?;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.fleet.settings_with(Some(&args.metrics))?;
     let progress = !args.quiet;
     let path = &args.sweep;
     let definition = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;

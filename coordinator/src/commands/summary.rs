@@ -11,6 +11,7 @@ use crate::cell_table;
 use crate::records::scan::{self, Need};
 use crate::records::{cells, Input};
 use crate::summary::{Summary, SummaryScan};
+use crate::sweep::Sweep;
 
 /// Print the summary table of results files (.jsonl, .csv, .msgpack or .parquet; records, or
 /// the cell rows of a sweep that collected summaries): per game, scenario and policy set, the
@@ -27,6 +28,11 @@ pub struct Args {
     /// this file; the format follows the extension.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// With --out from records: the sweep file they came from. The summary file is then the
+    /// one its summary sweep (`--collect summary`) writes: that sweep's id in `sweep`, its jobs
+    /// in `jobs`. Without it, the rows keep the records' sweep id and count the records' jobs.
+    #[arg(long, value_name = "SWEEP", requires = "out")]
+    sweep: Option<PathBuf>,
 }
 
 /// Prints the table.
@@ -34,9 +40,10 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let input = Input::open(&args.files)?;
     print!("{}", summarise(&input)?.table());
     if let Some(out) = &args.out {
-        let rows = match input.is_cells() {
-            true => input.read_cells()?,
-            false => cell_table::rows_of_records(&input)?,
+        let rows = match (input.is_cells(), &args.sweep) {
+            (true, _) => input.read_cells()?,
+            (false, None) => cell_table::rows_of_records(&input)?,
+            (false, Some(path)) => cell_table::rows_of_records_as(&input, &Sweep::load(path)?)?,
         };
         cells::write_cells(out, &rows).with_context(|| format!("cannot write {}", out.display()))?;
     }
@@ -52,26 +59,6 @@ pub fn summarise(input: &Input) -> anyhow::Result<Summary> {
     }
     let (scan, cut) = scan::scan::<SummaryScan>(input, Need { llm: true, ..Need::default() }, scan::threads())?;
     let summary = scan.finish()?;
-    Input::warn_partial(&cut);
-    Ok(summary)
-}
-
-/// [`summarise`] row at a time on one thread (the reader before the parallel one): the
-/// reference the parallel reader is tested against.
-pub fn summarise_rows(input: &Input) -> anyhow::Result<Summary> {
-    let mut summary = Summary::default();
-    let mut mixed = None;
-    // Only the columns the table needs: a Parquet file decodes nothing else.
-    let cut = input.for_each_row_of(Some(Summary::COLUMNS), |row| {
-        if mixed.is_none() {
-            if let Err(e) = summary.add_row(&row) {
-                mixed = Some(e);
-            }
-        }
-    })?;
-    if let Some(e) = mixed {
-        return Err(e.into());
-    }
     Input::warn_partial(&cut);
     Ok(summary)
 }

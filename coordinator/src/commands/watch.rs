@@ -22,11 +22,15 @@ pub struct Args {
     /// Do not draw a progress bar.
     #[arg(long)]
     quiet: bool,
+    #[command(flatten)]
+    fleet: FleetArgs,
+    #[command(flatten)]
+    metrics: super::MetricsArgs,
 }
 
 /// Watches the sweep to its end; exit code 1 when a job failed.
-pub fn run(args: Args, fleet_args: &FleetArgs) -> anyhow::Result<ExitCode> {
-    let settings = fleet_args.settings()?;
+pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let settings = args.fleet.settings_with(Some(&args.metrics))?;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
         follow(&settings, &fleet, &args.id, &args.out, !args.quiet).await

@@ -12,8 +12,8 @@
 //!
 //! - [`stats`]: the t and normal distributions, Holm's correction.
 //! - [`paired`]: one paired difference and its unpaired counterpart.
-//! - [`pairs`]: per-seed values of every cell, read from a results file of any format, row at
-//!   a time (the reference of the equality tests).
+//! - `pairs` (test code): per-seed values of every cell, read from a results file of any format
+//!   row at a time, and the comparisons of them: the reference of the equality tests.
 //! - [`pairing`]: the same comparisons from two parallel reads, keeping per seed only the
 //!   baseline's values and one bit per cell: what `compare` and `report` use.
 //! - [`cells`]: the same comparisons from a summary file's paired differences.
@@ -22,6 +22,7 @@
 pub mod cells;
 pub mod paired;
 pub mod pairing;
+#[cfg(test)]
 pub mod pairs;
 pub mod stats;
 pub mod table;
@@ -31,12 +32,9 @@ mod pairing_tests;
 #[cfg(test)]
 mod tests;
 
-use crate::records::Input;
-
 use serde::Serialize;
 
 pub use paired::Paired;
-pub use pairs::{CellSeeds, Pairs};
 
 /// One policy set against the baseline in one (game, scenario).
 #[derive(Clone, Debug, Serialize)]
@@ -104,70 +102,4 @@ pub enum CompareError {
         /// The policy sets present, comma-separated.
         known: String,
     },
-}
-
-/// The default baseline: a policy set named `random` if there is one, else the first seen.
-pub fn default_baseline(pairs: &Pairs) -> Option<String> {
-    let names = pairs.policy_sets();
-    names.iter().find(|n| *n == "random").or_else(|| names.first()).cloned()
-}
-
-/// Compares every policy set with `baseline` (or [`default_baseline`]) in each (game,
-/// scenario) of `pairs`.
-pub fn compare(pairs: &Pairs, baseline: Option<&str>) -> Result<Comparisons, CompareError> {
-    let names = pairs.policy_sets();
-    let baseline = match baseline {
-        Some(b) if names.iter().any(|n| n == b) => b.to_string(),
-        Some(b) => return Err(CompareError::UnknownBaseline { name: b.to_string(), known: names.join(", ") }),
-        None => default_baseline(pairs).ok_or_else(|| CompareError::NoRecords("the results".into()))?,
-    };
-    let mut rows = Vec::new();
-    let mut without_baseline = Vec::new();
-    for ((game, scenario), cells) in &pairs.groups {
-        let Some(base) = cells.get(&baseline) else {
-            without_baseline.push((game.clone(), scenario.clone()));
-            continue;
-        };
-        for (name, cell) in cells {
-            if *name == baseline {
-                continue;
-            }
-            let shared: Vec<(&crate::compare::pairs::Episode, &crate::compare::pairs::Episode)> =
-                base.seeds.iter().filter_map(|(seed, b)| cell.seeds.get(seed).map(|o| (b, o))).collect();
-            let left_out = (base.seeds.len() + cell.seeds.len() - 2 * shared.len()) as u64;
-            let reward = Paired::of(shared.iter().map(|(b, o)| (b.reward, o.reward)));
-            let win = pairs.has_win(game).then(|| {
-                Paired::of(shared.iter().map(|(b, o)| (f64::from(u8::from(b.win)), f64::from(u8::from(o.win)))))
-            });
-            rows.push(Comparison {
-                game: game.clone(),
-                scenario: scenario.clone(),
-                policy_set: name.clone(),
-                baseline: baseline.clone(),
-                left_out,
-                reward,
-                win,
-                p_holm: f64::NAN,
-            });
-        }
-    }
-    let p: Vec<f64> = rows.iter().map(|r| r.reward.p).collect();
-    for (row, adjusted) in rows.iter_mut().zip(stats::holm(&p)) {
-        row.p_holm = adjusted;
-    }
-    Ok(Comparisons { baseline, rows, without_baseline, not_paired: Vec::new() })
-}
-
-/// Reads `input` (files of any format) and compares against `baseline`.
-pub fn compare_file(input: &Input, baseline: Option<&str>) -> Result<(Pairs, Comparisons), CompareError> {
-    // A summary file (one row per cell) has no seeds to pair.
-    if input.is_cells() {
-        return Err(CompareError::NoRecords(input.to_string()));
-    }
-    let pairs = Pairs::read(input)?;
-    if pairs.episodes == 0 {
-        return Err(CompareError::NoRecords(input.to_string()));
-    }
-    let comparisons = compare(&pairs, baseline)?;
-    Ok((pairs, comparisons))
 }

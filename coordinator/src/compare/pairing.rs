@@ -7,8 +7,8 @@
 //! find an episode whose (cell, seed) came before: the first is kept).
 //!
 //! Both take the episodes of the parallel reader's blocks in file order
-//! ([`crate::records::scan::scan_each`]). The comparisons are [`super::compare`]'s over
-//! [`super::Pairs`] of the same file, except that a cell's pairs are summed in the order its
+//! ([`crate::records::scan::scan_each`]). The comparisons are those of the row-at-a-time
+//! reference of the tests (`pairs.rs`) over the same file, except that a cell's pairs are summed in the order its
 //! episodes come rather than by seed: the same numbers whenever a cell's episodes are in seed
 //! order (every file `run` and `watch` write: a job's seeds ascend, and a file holds its jobs in
 //! order), otherwise equal to rounding (1e-15 relative).
@@ -22,6 +22,7 @@ use simfleet::GameKind;
 
 use super::paired::PairedSums;
 use super::{stats, CompareError, Comparison, Comparisons};
+use crate::cell_order::{self, Place};
 use crate::records::scan::{self, Episodes, Need};
 use crate::records::Input;
 use crate::summary::MixedVersions;
@@ -123,6 +124,8 @@ pub struct Baselines {
     /// The file's first policy set.
     first: Option<String>,
     groups: IndexMap<GroupKey, IndexSet<String>>,
+    /// Each cell's place in the sweep's order: the order of the comparisons.
+    places: IndexMap<(GroupKey, String), Place>,
     versions: IndexMap<String, String>,
     wins: Wins,
     /// Candidate policy set -> its values.
@@ -131,12 +134,14 @@ pub struct Baselines {
 }
 
 impl Baselines {
-    /// A first read for the baseline `asked` (default: [`super::default_baseline`]'s choice).
+    /// A first read for the baseline `asked` (default: `random` if there is one, else the first policy set read;
+    /// [`Baselines::default_to_read_again`] says when the sweep's first is another).
     pub fn new(asked: Option<&str>) -> Baselines {
         Baselines {
             asked: asked.map(str::to_string),
             first: None,
             groups: IndexMap::new(),
+            places: IndexMap::new(),
             versions: IndexMap::new(),
             wins: Wins::default(),
             values: IndexMap::new(),
@@ -162,7 +167,7 @@ impl Baselines {
 
     /// Takes one block's episodes (blocks in file order).
     pub fn take(&mut self, block: &Episodes) {
-        block.for_each_run(|_, head, run| {
+        block.for_each_run(|g, head, run| {
             if self.mixed.is_some() {
                 return;
             }
@@ -189,6 +194,7 @@ impl Baselines {
             if !cells.contains(&head.policy_set) {
                 cells.insert(head.policy_set.clone());
             }
+            self.places.entry((key.clone(), head.policy_set.clone())).or_default().earliest(block.place(g));
             if !candidate {
                 return;
             }
@@ -204,7 +210,20 @@ impl Baselines {
         });
     }
 
-    /// Every policy set name, in first-seen order (as [`super::Pairs::policy_sets`]).
+    /// The default baseline when this read did not keep its values, to read again asking for
+    /// it: with no `random`, the default is the sweep's first policy set (that of the cell with
+    /// the first job), which in a file in arrival order (a fleet's) need not be the first read.
+    /// `None` when this read has the default's values (or a baseline was asked for).
+    pub fn default_to_read_again(&self) -> Option<String> {
+        if self.asked.is_some() || self.mixed.is_some() || self.values.contains_key("random") {
+            return None;
+        }
+        // The first of equal places: the order read (files without job indexes).
+        let ((_, name), place) = self.places.iter().min_by_key(|(_, p)| **p)?;
+        (*place != Place::UNKNOWN && self.first.as_ref() != Some(name)).then(|| name.clone())
+    }
+
+    /// Every policy set name, in first-seen order.
     fn policy_sets(&self) -> Vec<String> {
         let mut names: IndexSet<&String> = IndexSet::new();
         for cells in self.groups.values() {
@@ -231,7 +250,15 @@ impl Baselines {
                 .ok_or_else(|| CompareError::NoRecords("the results".into()))?,
         };
         let base = self.values.swap_remove(&baseline).unwrap_or_default();
-        Ok(Pairing { baseline, base, groups: IndexMap::new(), wins: self.wins, episodes: 0, duplicates: 0 })
+        Ok(Pairing {
+            baseline,
+            base,
+            groups: IndexMap::new(),
+            places: self.places,
+            wins: self.wins,
+            episodes: 0,
+            duplicates: 0,
+        })
     }
 }
 
@@ -282,6 +309,8 @@ pub struct Pairing {
     baseline: String,
     base: GroupValues,
     groups: IndexMap<GroupKey, IndexMap<String, CellPairs>>,
+    /// Each cell's place in the sweep's order, from the first read.
+    places: IndexMap<(GroupKey, String), Place>,
     wins: Wins,
     /// Episodes read.
     pub episodes: u64,
@@ -327,12 +356,25 @@ impl Pairing {
     }
 
     /// Every policy set compared with the baseline in each (game, scenario), as
-    /// [`super::compare`] gives them.
+    /// the row-at-a-time reference of the tests gives them.
     pub fn comparisons(&self) -> Comparisons {
         let mut rows = Vec::new();
         let mut without_baseline = Vec::new();
-        for ((game, scenario), cells) in &self.groups {
-            let Some(base) = cells.get(&self.baseline) else {
+        // In the sweep's order: each (game, scenario) by its first cell, its cells by theirs.
+        let place =
+            |key: &GroupKey, name: &String| self.places.get(&(key.clone(), name.clone())).copied().unwrap_or_default();
+        let mut groups: Vec<(&GroupKey, Vec<(&String, &CellPairs)>)> = self
+            .groups
+            .iter()
+            .map(|(key, cells)| {
+                let mut cells: Vec<_> = cells.iter().collect();
+                cell_order::sort(&mut cells, |(name, _)| place(key, name));
+                (key, cells)
+            })
+            .collect();
+        cell_order::sort(&mut groups, |(key, cells)| cells.first().map_or(Place::UNKNOWN, |(n, _)| place(key, n)));
+        for ((game, scenario), cells) in groups {
+            let Some(base) = cells.iter().find(|(n, _)| **n == self.baseline).map(|(_, c)| *c) else {
                 without_baseline.push((game.clone(), scenario.clone()));
                 continue;
             };
@@ -374,7 +416,7 @@ pub struct Compared {
 }
 
 /// Reads `input` (records files of any format) twice on every core, and compares every policy
-/// set with `baseline` (default [`super::default_baseline`]'s); the line formats are read in
+/// set with `baseline` (default `random` if there is one, else the sweep's first policy set); the line formats are read in
 /// blocks of `block` bytes.
 pub fn compare_input(input: &Input, baseline: Option<&str>, block: usize) -> Result<Compared, CompareError> {
     // A summary file (one row per cell) has no seeds to pair.
@@ -386,6 +428,10 @@ pub fn compare_input(input: &Input, baseline: Option<&str>, block: usize) -> Res
     scan::scan_each(input, need, scan::threads(), block, |b: Episodes| first.take(&b))?;
     if first.is_empty() {
         return Err(CompareError::NoRecords(input.to_string()));
+    }
+    if let Some(default) = first.default_to_read_again() {
+        first = Baselines::new(Some(&default));
+        scan::scan_each(input, need, scan::threads(), block, |b: Episodes| first.take(&b))?;
     }
     let mut pairing = first.into_pairing()?;
     let partial = scan::scan_each(input, need, scan::threads(), block, |b: Episodes| pairing.take(&b))?;

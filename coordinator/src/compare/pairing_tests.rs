@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use super::pairing::{compare_input, Compared};
-use super::{compare_file, Comparisons};
+use super::pairs::compare_file;
+use super::Comparisons;
 use crate::records::scan::BLOCK;
 use crate::records::Input;
 use crate::report::scan_tests::{results, write_all};

@@ -1,5 +1,6 @@
-//! The per-seed values of every cell of a results file, grouped by (game, scenario): what
-//! pairing needs. Two numbers per episode (team reward, and whether it was a win), so memory
+//! The reference of the equality tests (test code): the per-seed values of every cell of a
+//! results file, read row at a time and grouped by (game, scenario), and the comparisons of
+//! them ([`compare`], [`compare_file`]), which `pairing` must equal. Two numbers per episode (team reward, and whether it was a win), so memory
 //! grows with episodes, about 40 bytes each.
 
 use std::collections::btree_map::Entry;
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 use indexmap::{IndexMap, IndexSet};
 use simfleet::GameKind;
 
-use super::CompareError;
+use super::{stats, CompareError, Comparison, Comparisons, Paired};
 use crate::records::{Input, Row};
 
 /// What pairing keeps of an episode.
@@ -111,4 +112,70 @@ impl Pairs {
     pub fn has_win(&self, game: &str) -> bool {
         self.wins.get(game).copied().flatten().is_some()
     }
+}
+
+/// The default baseline: a policy set named `random` if there is one, else the first seen.
+pub fn default_baseline(pairs: &Pairs) -> Option<String> {
+    let names = pairs.policy_sets();
+    names.iter().find(|n| *n == "random").or_else(|| names.first()).cloned()
+}
+
+/// Compares every policy set with `baseline` (or [`default_baseline`]) in each (game,
+/// scenario) of `pairs`.
+pub fn compare(pairs: &Pairs, baseline: Option<&str>) -> Result<Comparisons, CompareError> {
+    let names = pairs.policy_sets();
+    let baseline = match baseline {
+        Some(b) if names.iter().any(|n| n == b) => b.to_string(),
+        Some(b) => return Err(CompareError::UnknownBaseline { name: b.to_string(), known: names.join(", ") }),
+        None => default_baseline(pairs).ok_or_else(|| CompareError::NoRecords("the results".into()))?,
+    };
+    let mut rows = Vec::new();
+    let mut without_baseline = Vec::new();
+    for ((game, scenario), cells) in &pairs.groups {
+        let Some(base) = cells.get(&baseline) else {
+            without_baseline.push((game.clone(), scenario.clone()));
+            continue;
+        };
+        for (name, cell) in cells {
+            if *name == baseline {
+                continue;
+            }
+            let shared: Vec<(&Episode, &Episode)> =
+                base.seeds.iter().filter_map(|(seed, b)| cell.seeds.get(seed).map(|o| (b, o))).collect();
+            let left_out = (base.seeds.len() + cell.seeds.len() - 2 * shared.len()) as u64;
+            let reward = Paired::of(shared.iter().map(|(b, o)| (b.reward, o.reward)));
+            let win = pairs.has_win(game).then(|| {
+                Paired::of(shared.iter().map(|(b, o)| (f64::from(u8::from(b.win)), f64::from(u8::from(o.win)))))
+            });
+            rows.push(Comparison {
+                game: game.clone(),
+                scenario: scenario.clone(),
+                policy_set: name.clone(),
+                baseline: baseline.clone(),
+                left_out,
+                reward,
+                win,
+                p_holm: f64::NAN,
+            });
+        }
+    }
+    let p: Vec<f64> = rows.iter().map(|r| r.reward.p).collect();
+    for (row, adjusted) in rows.iter_mut().zip(stats::holm(&p)) {
+        row.p_holm = adjusted;
+    }
+    Ok(Comparisons { baseline, rows, without_baseline, not_paired: Vec::new() })
+}
+
+/// Reads `input` (files of any format) and compares against `baseline`.
+pub fn compare_file(input: &Input, baseline: Option<&str>) -> Result<(Pairs, Comparisons), CompareError> {
+    // A summary file (one row per cell) has no seeds to pair.
+    if input.is_cells() {
+        return Err(CompareError::NoRecords(input.to_string()));
+    }
+    let pairs = Pairs::read(input)?;
+    if pairs.episodes == 0 {
+        return Err(CompareError::NoRecords(input.to_string()));
+    }
+    let comparisons = compare(&pairs, baseline)?;
+    Ok((pairs, comparisons))
 }

@@ -1,3 +1,4 @@
+use super::pairs::{compare, compare_file, Pairs};
 use super::*;
 use crate::records::Row;
 

@@ -136,22 +136,6 @@ impl Ranker {
         }
     }
 
-    /// Adds one episode.
-    pub fn add(&mut self, row: &Row) {
-        if !self.admit(&row.sweep, &row.game, &row.engine_version) {
-            return;
-        }
-        let model = self.models.get_mut(&row.game).expect("admitted");
-        if model.knows_team(&row.policy_set) {
-            model.add(&row.policy_set, None, &row.scenario, row.seed, row.team_reward);
-            return;
-        }
-        match Ranker::members(&self.membership, &row.game, &row.policy_set) {
-            Some(m) => model.add(&row.policy_set, Some(&m), &row.scenario, row.seed, row.team_reward),
-            None => *self.skipped.entry(row.policy_set.clone()).or_default() += 1,
-        }
-    }
-
     /// Adds consecutive episodes of one (sweep, game, engine version, scenario, policy set),
     /// given by `head` (whose own seed and reward are not read) and their (seed, team reward):
     /// what [`Ranker::add`] of each would do, the row's checks and the team's members looked
@@ -215,15 +199,6 @@ pub fn rank(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(
             block.for_each_run(|_, head, run| ranker.add_run(head, run.iter().map(|e| (e.seed, e.reward))));
         })
         .with_context(|| format!("cannot read {input}"))?;
-        Input::warn_partial(&cut);
-        Ok(())
-    })
-}
-
-/// [`rank`] reading records row at a time: the reference of the equality tests.
-pub fn rank_rows(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
-    rank_with(input, sweep, ridge, |input, ranker| {
-        let cut = input.for_each_row(|row| ranker.add(&row)).with_context(|| format!("cannot read {input}"))?;
         Input::warn_partial(&cut);
         Ok(())
     })

@@ -324,3 +324,31 @@ fn every_format_ranks_as_the_row_at_a_time_reader() {
         assert_eq!(skipped.get("firefighters <&>"), Some(&50), "the hand-written policy set is left out");
     }
 }
+
+/// [`rank`] reading records row at a time: the reference of the equality tests.
+fn rank_rows(input: &Input, sweep: Option<&Path>, ridge: f64) -> anyhow::Result<(Vec<Fit>, IndexMap<String, u64>)> {
+    rank_with(input, sweep, ridge, |input, ranker| {
+        let cut = input.for_each_row(|row| ranker.add(&row)).with_context(|| format!("cannot read {input}"))?;
+        Input::warn_partial(&cut);
+        Ok(())
+    })
+}
+
+impl Ranker {
+    /// Adds one episode: the row-at-a-time way in of the references (here and in the
+    /// report's tests).
+    pub(crate) fn add(&mut self, row: &Row) {
+        if !self.admit(&row.sweep, &row.game, &row.engine_version) {
+            return;
+        }
+        let model = self.models.get_mut(&row.game).expect("admitted");
+        if model.knows_team(&row.policy_set) {
+            model.add(&row.policy_set, None, &row.scenario, row.seed, row.team_reward);
+            return;
+        }
+        match Ranker::members(&self.membership, &row.game, &row.policy_set) {
+            Some(m) => model.add(&row.policy_set, Some(&m), &row.scenario, row.seed, row.team_reward),
+            None => *self.skipped.entry(row.policy_set.clone()).or_default() += 1,
+        }
+    }
+}

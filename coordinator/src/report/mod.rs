@@ -9,8 +9,8 @@
 //! (the histograms' bins, shared by every policy set of a scenario, need them first) and the
 //! baseline's values per seed; then the histograms, the ranking and the paired comparisons.
 //! Memory holds per-cell figures, the baseline's values and a bit per episode, not the
-//! episodes. [`render_rows`] is the former row-at-a-time path (three reads), kept as the
-//! reference of the equality tests.
+//! episodes. The former row-at-a-time path (three reads) is the reference of the equality tests
+//! (`scan_tests.rs`).
 //!
 //! # Layout
 //!
@@ -38,10 +38,11 @@ use std::path::Path;
 use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
 
+use crate::compare::pairing::Baselines;
 use crate::compare::{CompareError, Comparisons};
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
 use crate::records::cells::CellRow;
-use crate::records::scan::{self as parallel, Need};
+use crate::records::scan::{self as parallel, Episodes, Need};
 use crate::records::Input;
 use crate::summary::Summary;
 use crate::sweep::Sweep;
@@ -89,13 +90,8 @@ pub struct Written {
     pub ranked: usize,
 }
 
-/// Gathers the page's contents from a summary file: the table and the ranking from the cells'
-/// aggregates, the histograms from their bucket counts.
-fn collect_cells(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
-    collect_cell_rows(input, &input.read_cells()?, membership)
-}
-
-/// [`collect_cells`] of rows already read.
+/// Gathers the page's contents from a summary file's rows: the table and the ranking from the
+/// cells' aggregates, the histograms from their bucket counts.
 fn collect_cell_rows(input: &Input, rows: &[CellRow], membership: Membership) -> anyhow::Result<Collected> {
     let summary = crate::cell_table::summary_of(rows)?;
     let mut ranker = Ranker::new(membership);
@@ -141,7 +137,15 @@ fn gather(
     let mut first = scan::FirstRead::new(baseline);
     parallel::scan_each(input, need, threads, block, |b: scan::FirstBlock| first.take(b))
         .with_context(|| format!("cannot read {input}"))?;
-    let (summary, ranges, baselines) = first.finish()?;
+    let (summary, ranges, mut baselines) = first.finish()?;
+    if let Some(default) = baselines.as_ref().and_then(Baselines::default_to_read_again) {
+        // The forest plots' default baseline is the sweep's first policy set: read its values.
+        let mut again = Baselines::new(Some(&default));
+        let need = Need { sweep: true, llm: false, whole: false };
+        parallel::scan_each(input, need, threads, block, |b: Episodes| again.take(&b))
+            .with_context(|| format!("cannot read {input}"))?;
+        baselines = Some(again);
+    }
     let mut ranker = Ranker::new(membership);
     let mut second = scan::SecondRead::new(&mut ranker, empty_histograms(&summary, &ranges), baselines)?;
     let need = Need { sweep: true, llm: false, whole: false };
@@ -160,61 +164,8 @@ pub fn collect(input: &Input, membership: Membership) -> anyhow::Result<Collecte
     Ok(gather(input, membership, None, parallel::BLOCK)?.0)
 }
 
-/// Reads `input` row at a time (twice) and gathers the page's contents: the former path, the
-/// reference of [`collect`]'s equality tests.
-pub fn collect_rows(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
-    if input.is_cells() {
-        return collect_cells(input, membership);
-    }
-    let mut summary = Summary::default();
-    let mut ranker = Ranker::new(membership);
-    let mut sweeps = IndexSet::new();
-    let mut versions: IndexMap<String, String> = IndexMap::new();
-    let mut ranges: IndexMap<(String, String), (Range, Range)> = IndexMap::new();
-    let mut mixed = None;
-    let cut = input
-        .for_each_row(|row| {
-            if mixed.is_some() {
-                return;
-            }
-            let r = summary.add_row(&row);
-            if let Err(e) = r {
-                mixed = Some(e);
-                return;
-            }
-            if !sweeps.contains(&row.sweep) {
-                sweeps.insert(row.sweep.clone());
-            }
-            if !versions.contains_key(&row.game) {
-                versions.insert(row.game.clone(), row.engine_version.clone());
-            }
-            ranker.add(&row);
-            let key = (row.game, row.scenario);
-            let (reward, length) = ranges.entry(key).or_default();
-            reward.add(row.team_reward);
-            length.add(f64::from(row.length));
-        })
-        .with_context(|| format!("cannot read {input}"))?;
-    if let Some(e) = mixed {
-        return Err(e.into());
-    }
-    Input::warn_partial(&cut);
-    let mut histograms = empty_histograms(&summary, &ranges);
-    input
-        .for_each_row(|row| {
-            if let Some(h) = histograms.get_mut(&(row.game, row.scenario, row.policy_set)) {
-                h.reward.add(row.team_reward);
-                h.length.add(f64::from(row.length));
-            }
-        })
-        .with_context(|| format!("cannot read {input} again"))?;
-    let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
-    let skipped = ranker.skipped;
-    Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
-}
-
 /// The page of `input` and what it shows, from one parallel read; `baseline` is the policy set
-/// of the forest plots (default [`crate::compare::default_baseline`]).
+/// of the forest plots (default `random` if there is one, else the sweep's first policy set).
 pub fn render(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<(String, Written)> {
     render_blocks(input, membership, baseline, parallel::BLOCK)
 }
@@ -240,26 +191,8 @@ fn render_blocks(
     Ok((html::page(&collected, &lead), written))
 }
 
-/// [`render`] row at a time: the contents read twice, the pairs once more. The reference of the
-/// equality tests.
-pub fn render_rows(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<String> {
-    let collected = collect_rows(input, membership)?;
-    let lead = if input.is_cells() {
-        match crate::compare::cells::compare_rows(&input.read_cells()?, baseline) {
-            Ok(comparisons) => glance::section(&collected.summary, &comparisons),
-            Err(CompareError::NotPaired) => glance::section_without_pairs(&collected.summary),
-            Err(e) => return Err(e.into()),
-        }
-    } else {
-        // A read of its own: the pairs keep every seed, which the rest of the page never needs.
-        let (_, comparisons) = crate::compare::compare_file(input, baseline)?;
-        glance::section(&collected.summary, &comparisons)
-    };
-    Ok(html::page(&collected, &lead))
-}
-
 /// `coordinator report FILE... --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
-/// policy set of the forest plots (default [`crate::compare::default_baseline`]).
+/// policy set of the forest plots (default `random` if there is one, else the sweep's first policy set).
 pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
     let membership = match sweep {
         Some(path) => Membership::from_sweep(&Sweep::load(path)?),

@@ -8,10 +8,16 @@ use std::path::{Path, PathBuf};
 use simfleet::protocol::{Job, JobResult, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::GameKind;
 
-use super::{gather, render_blocks, render_rows};
+use anyhow::Context;
+use indexmap::{IndexMap, IndexSet};
+
+use super::histogram::Range;
+use super::{collect_cells, empty_histograms, gather, glance, html, render_blocks, Collected, DEFAULT_RIDGE};
 use crate::rank::Membership;
+use crate::rank::Ranker;
 use crate::records::parquet::ParquetSink;
 use crate::records::{Input, RecordWriter, RowRef};
+use crate::summary::Summary;
 
 fn job(game: &str, scenario: &str, name: &str, seats: &[&str], start: u64, count: u64) -> Job {
     Job {
@@ -98,7 +104,7 @@ fn assert_same_page(path: &Path, baseline: Option<&str>, block: usize) {
     // What the page does not show of the comparisons (every digit, the win differences, the
     // seeds left out) is the reference's too.
     let (_, comparisons) = gather(&input, Membership::default(), baseline, block).unwrap();
-    let (_, reference) = crate::compare::compare_file(&input, baseline).unwrap();
+    let (_, reference) = crate::compare::pairs::compare_file(&input, baseline).unwrap();
     assert_eq!(format!("{:?}", comparisons.unwrap()), format!("{:?}", reference), "{}: comparisons", path.display());
     if got != want {
         let at = got.bytes().zip(want.bytes()).position(|(a, b)| a != b).unwrap_or(got.len().min(want.len()));
@@ -136,4 +142,76 @@ fn a_partial_trailing_record_is_skipped_as_the_reference_skips_it() {
         drop(f);
         assert_same_page(&cut, None, 1000);
     }
+}
+
+/// Reads `input` row at a time (twice) and gathers the page's contents: the former path, the
+/// reference of [`collect`]'s equality tests.
+fn collect_rows(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
+    if input.is_cells() {
+        return collect_cells(input, membership);
+    }
+    let mut summary = Summary::default();
+    let mut ranker = Ranker::new(membership);
+    let mut sweeps = IndexSet::new();
+    let mut versions: IndexMap<String, String> = IndexMap::new();
+    let mut ranges: IndexMap<(String, String), (Range, Range)> = IndexMap::new();
+    let mut mixed = None;
+    let cut = input
+        .for_each_row(|row| {
+            if mixed.is_some() {
+                return;
+            }
+            let r = summary.add_row(&row);
+            if let Err(e) = r {
+                mixed = Some(e);
+                return;
+            }
+            if !sweeps.contains(&row.sweep) {
+                sweeps.insert(row.sweep.clone());
+            }
+            if !versions.contains_key(&row.game) {
+                versions.insert(row.game.clone(), row.engine_version.clone());
+            }
+            ranker.add(&row);
+            let key = (row.game, row.scenario);
+            let (reward, length) = ranges.entry(key).or_default();
+            reward.add(row.team_reward);
+            length.add(f64::from(row.length));
+        })
+        .with_context(|| format!("cannot read {input}"))?;
+    if let Some(e) = mixed {
+        return Err(e.into());
+    }
+    Input::warn_partial(&cut);
+    summary.sort_cells();
+    let mut histograms = empty_histograms(&summary, &ranges);
+    input
+        .for_each_row(|row| {
+            if let Some(h) = histograms.get_mut(&(row.game, row.scenario, row.policy_set)) {
+                h.reward.add(row.team_reward);
+                h.length.add(f64::from(row.length));
+            }
+        })
+        .with_context(|| format!("cannot read {input} again"))?;
+    let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
+    let skipped = ranker.skipped;
+    Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
+}
+
+/// [`render`] row at a time: the contents read twice, the pairs once more. The reference of the
+/// equality tests.
+fn render_rows(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<String> {
+    let collected = collect_rows(input, membership)?;
+    let lead = if input.is_cells() {
+        match crate::compare::cells::compare_rows(&input.read_cells()?, baseline) {
+            Ok(comparisons) => glance::section(&collected.summary, &comparisons),
+            Err(crate::compare::CompareError::NotPaired) => glance::section_without_pairs(&collected.summary),
+            Err(e) => return Err(e.into()),
+        }
+    } else {
+        // A read of its own: the pairs keep every seed, which the rest of the page never needs.
+        let (_, comparisons) = crate::compare::pairs::compare_file(input, baseline)?;
+        glance::section(&collected.summary, &comparisons)
+    };
+    Ok(html::page(&collected, &lead))
 }

@@ -99,7 +99,9 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
     report(&crate::records::Input::file(&cells).unwrap(), None, Some(team), &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!(html.matches("<svg class=\"forest\"").count(), 2, "one forest per scenario of the teams");
-    let refused = crate::compare::compare_file(&crate::records::Input::file(&cells).unwrap(), None).unwrap_err();
+    let input = crate::records::Input::file(&cells).unwrap();
+    let refused =
+        crate::compare::pairing::compare_input(&input, None, crate::records::scan::BLOCK).err().expect("refused");
     assert!(matches!(refused, crate::compare::CompareError::NoRecords(_)), "{refused}");
 }
 

@@ -48,7 +48,11 @@ impl SummaryScan {
     pub fn finish(self) -> Result<Summary, MixedVersions> {
         match self.error {
             Some(e) => Err(e),
-            None => Ok(self.summary),
+            None => {
+                let mut summary = self.summary;
+                summary.sort_cells();
+                Ok(summary)
+            }
         }
     }
 
@@ -98,6 +102,7 @@ impl Accumulate for SummaryScan {
                         }
                     }
                 }
+                c.place.earliest(crate::cell_order::Place::of_job(row.job));
                 if let Some(t) = llm_tokens(row.llm) {
                     c.llm_episodes += 1;
                     c.tokens += t;

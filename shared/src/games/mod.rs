@@ -57,6 +57,18 @@ impl GameKind {
         }
     }
 
+    /// The fields a sweep may override in scenario `name` of this game (`NAME?field=value&…`),
+    /// each with the value it has when not overridden, in the game's table order; `None` for
+    /// an unknown scenario. What `coordinator list GAME` shows.
+    pub fn scenario_fields(self, name: &str) -> Option<Vec<FieldDefault>> {
+        match self {
+            GameKind::BucketBrigade => bucket_brigade::field_defaults(name),
+            GameKind::Deception => deception::scenario::field_defaults(name),
+            GameKind::Cogsguard => cogsguard::scenario::field_defaults(name),
+            GameKind::Trolley => trolley::scenario::field_defaults(name),
+        }
+    }
+
     /// Episodes per job when the sweep does not say: a fixed constant per game and scenario,
     /// sized so a job takes well under a second and a message carries enough work.
     pub fn default_episodes_per_job(self, scenario: &Spec) -> u64 {
@@ -77,7 +89,7 @@ impl fmt::Display for GameKind {
 
 /// The error of parsing an unknown game id.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown game {0:?} (known: bucket_brigade, deception, cogsguard, trolley)")]
+#[error("unknown game {0:?} (known: {known})", known = GameKind::ALL.map(GameKind::as_str).join(", "))]
 pub struct UnknownGame(pub String);
 
 impl FromStr for GameKind {
@@ -96,6 +108,26 @@ pub struct Entry {
     pub name: &'static str,
     /// What it is.
     pub about: &'static str,
+}
+
+/// A scenario field a sweep may override, and its value when it is not overridden.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct FieldDefault {
+    /// The field name, as written after `?` in a scenario string.
+    pub name: &'static str,
+    /// The value in the scenario's own form (`5`, `0.02`, `plurality`, `true`); `None` when the
+    /// scenario has none (`note` says what applies).
+    pub default: Option<String>,
+    /// What applies instead of a plain default, when something does (empty otherwise).
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub note: &'static str,
+}
+
+impl FieldDefault {
+    /// A field with a plain default.
+    pub fn new(name: &'static str, default: impl ToString) -> FieldDefault {
+        FieldDefault { name, default: Some(default.to_string()), note: "" }
+    }
 }
 
 /// What a game is, statically: everything the coordinator, exports and metrics need to know.

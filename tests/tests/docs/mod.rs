@@ -6,7 +6,8 @@
 //!   registry, a placeholder to fill in) carries a visible `<!-- doc-test: skip … -->` marker,
 //!   and a long one may run scaled down, also by a marker ([`markdown`] lists the directives).
 //!   Relative links must name files that exist ([`links`]).
-//! * The example sweeps state their cells, episodes and jobs ([`examples`]); README.md's
+//! * The example sweeps state their cells, episodes and jobs ([`examples`]); docs/sweeps.md's
+//!   scenario field tables are what `coordinator list` shows ([`fields`]); README.md's
 //!   games table lists every policy ([`policies`]); docs/metrics.md is what the binaries serve
 //!   ([`metrics`]); docs/protocol.md names every field on the wire ([`protocol`]); the declared
 //!   minimum Rust version covers the locked dependencies ([`toolchain`]).
@@ -16,6 +17,7 @@
 
 mod examples;
 mod expected;
+mod fields;
 mod links;
 mod markdown;
 pub(crate) mod metrics;

@@ -7,6 +7,7 @@ use indexmap::IndexSet;
 use simfleet::protocol::StatsMap;
 
 use super::{Accumulate, ScanRow};
+use crate::cell_order::Place;
 use crate::records::Row;
 
 /// (sweep, game, engine version, scenario, policy set).
@@ -40,6 +41,8 @@ pub struct Episode {
 #[derive(Debug, Default)]
 pub struct Episodes {
     groups: IndexSet<Group>,
+    /// Each group's place in the sweep's order (its first job), by group index.
+    places: Vec<Place>,
     outcomes: Vec<String>,
     episodes: Vec<Episode>,
     /// The previous row's group: consecutive rows are mostly of one.
@@ -50,6 +53,11 @@ impl Episodes {
     /// The groups met, by the index [`Episodes::replay`] hands over.
     pub fn groups(&self) -> &IndexSet<Group> {
         &self.groups
+    }
+
+    /// The place of group `g` in the sweep's order ([`crate::cell_order`]).
+    pub fn place(&self, g: usize) -> Place {
+        self.places[g]
     }
 
     /// The outcome of index `i`.
@@ -108,7 +116,10 @@ impl Episodes {
         let key = GroupRef(row.sweep, row.game, row.engine_version, row.scenario, row.policy_set);
         let g = match self.groups.get_index_of(&key) {
             Some(g) => g,
-            None => self.groups.insert_full((key.0.into(), key.1.into(), key.2.into(), key.3.into(), key.4.into())).0,
+            None => {
+                self.places.push(Place::UNKNOWN);
+                self.groups.insert_full((key.0.into(), key.1.into(), key.2.into(), key.3.into(), key.4.into())).0
+            }
         } as u32;
         self.last = Some(g);
         g
@@ -128,6 +139,7 @@ impl Episodes {
 impl Accumulate for Episodes {
     fn add(&mut self, row: &ScanRow<'_>) {
         let group = self.group_of(row);
+        self.places[group as usize].earliest(Place::of_job(row.job));
         let outcome = Self::outcome_of(&mut self.outcomes, row.outcome);
         self.episodes.push(Episode { group, outcome, length: row.length, seed: row.seed, reward: row.team_reward });
     }
@@ -136,9 +148,17 @@ impl Accumulate for Episodes {
         let groups: Vec<u32> = later
             .groups
             .into_iter()
-            .map(|g| match self.groups.get_index_of(&g) {
-                Some(i) => i as u32,
-                None => self.groups.insert_full(g).0 as u32,
+            .zip(later.places)
+            .map(|(g, place)| {
+                let i = match self.groups.get_index_of(&g) {
+                    Some(i) => i,
+                    None => {
+                        self.places.push(Place::UNKNOWN);
+                        self.groups.insert_full(g).0
+                    }
+                };
+                self.places[i].earliest(place);
+                i as u32
             })
             .collect();
         let outcomes: Vec<u32> = later.outcomes.iter().map(|o| Self::outcome_of(&mut self.outcomes, o)).collect();

@@ -44,7 +44,7 @@ fn as_written<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
     c.literal(b"{\"sweep\":")?;
     let sweep = c.string_value()?;
     c.literal(b",\"job\":")?;
-    c.skip(0)?;
+    let job = Some(c.unsigned()?);
     c.literal(b",\"game\":")?;
     let game = c.string_value()?;
     c.literal(b",\"engine_version\":")?;
@@ -77,6 +77,7 @@ fn as_written<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
         scenario,
         policy_set,
         outcome,
+        job,
         seed,
         length,
         team_reward,
@@ -87,7 +88,7 @@ fn as_written<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
 /// A line with its keys in any order, spaces anywhere, keys the writer does not write.
 fn any_order<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
     let mut strings: [Option<Cow<'_, str>>; 6] = Default::default();
-    let (mut seed, mut length, mut team_reward, mut llm) = (None, None, None, None);
+    let (mut seed, mut length, mut team_reward, mut llm, mut job) = (None, None, None, None, None);
     let mut seen = 0u16;
     c.ws();
     c.eat(b'{')?;
@@ -109,6 +110,7 @@ fn any_order<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
                 Some(7) => length = Some(u32::try_from(c.unsigned()?).ok()?),
                 Some(8) => team_reward = Some(c.float()?),
                 Some(9) => llm = c.stats()?,
+                Some(10) => job = Some(c.unsigned()?),
                 _ => c.skip(0)?,
             }
             c.ws();
@@ -131,6 +133,7 @@ fn any_order<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
         scenario: scenario?,
         policy_set: policy_set?,
         outcome: outcome?,
+        job,
         seed: seed?,
         length: length?,
         team_reward: team_reward?,
@@ -141,6 +144,7 @@ fn any_order<'a>(c: &mut Cursor<'a>) -> Option<JsonRow<'a>> {
 /// The index of a key read (in [`any_order`]'s match), `None` for one skipped; by length first.
 fn field(key: &[u8]) -> Option<usize> {
     let (name, index) = match key.len() {
+        3 => ("job", 10),
         4 if key[0] == b'g' => ("game", 1),
         4 => ("seed", 6),
         5 if key[1] == b'w' => ("sweep", 0),

@@ -30,6 +30,8 @@ pub(super) struct JsonRow<'a> {
     pub policy_set: Cow<'a, str>,
     #[serde(borrow)]
     pub outcome: Cow<'a, str>,
+    #[serde(default)]
+    pub job: Option<u64>,
     pub seed: u64,
     pub length: u32,
     pub team_reward: f64,
@@ -77,6 +79,7 @@ pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, need: Need, acc: &m
             scenario: &r.scenario,
             policy_set: &r.policy_set,
             outcome: &r.outcome,
+            job: r.job,
             seed: r.seed,
             length: r.length,
             team_reward: r.team_reward,
@@ -118,6 +121,8 @@ pub(super) struct CsvColumns {
     scenario: usize,
     policy_set: usize,
     outcome: usize,
+    /// `job`, if the file has one.
+    job: Option<usize>,
     seed: usize,
     length: usize,
     team_reward: usize,
@@ -155,6 +160,7 @@ pub(super) fn csv_header(file: &mut File) -> io::Result<(CsvColumns, Vec<u8>)> {
         scenario: find("scenario")?,
         policy_set: find("policy_set")?,
         outcome: find("outcome")?,
+        job: head.iter().position(|h| h == "job"),
         seed: find("seed")?,
         length: find("length")?,
         team_reward: find("team_reward")?,
@@ -192,6 +198,10 @@ pub(super) fn csv<A: Accumulate>(
             };
             let number =
                 |i: usize, name: &str| -> Result<&str, String> { text(i).map_err(|e| format!("column {name}: {e}")) };
+            let job = match columns.job {
+                Some(c) => Some(number(c, "job")?.parse::<u64>().map_err(|e| format!("column job: {e}"))?),
+                None => None,
+            };
             let seed = number(columns.seed, "seed")?.parse::<u64>().map_err(|e| format!("column seed: {e}"))?;
             let length = number(columns.length, "length")?.parse::<u32>().map_err(|e| format!("column length: {e}"))?;
             let team_reward = parse_f64(number(columns.team_reward, "team_reward")?)
@@ -209,6 +219,7 @@ pub(super) fn csv<A: Accumulate>(
                 scenario: text(columns.scenario)?,
                 policy_set: text(columns.policy_set)?,
                 outcome: text(columns.outcome)?,
+                job,
                 seed,
                 length,
                 team_reward,

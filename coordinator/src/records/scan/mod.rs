@@ -58,6 +58,9 @@ pub struct ScanRow<'a> {
     pub policy_set: &'a str,
     /// Outcome label.
     pub outcome: &'a str,
+    /// The job index, where the file has one (every file the coordinator writes does): jobs are
+    /// numbered in the sweep's cell order, so it places the row's cell ([`crate::cell_order`]).
+    pub job: Option<u64>,
     /// Episode seed.
     pub seed: u64,
     /// Episode length.
@@ -111,6 +114,7 @@ impl<'a> ScanRow<'a> {
             scenario: &row.scenario,
             policy_set: &row.policy_set,
             outcome: &row.outcome,
+            job: Some(row.job),
             seed: row.seed,
             length: row.length,
             team_reward: row.team_reward,

@@ -219,6 +219,10 @@ fn record<A: Accumulate>(c: &mut Cursor<'_>, need: Need, acc: &mut A) -> R<()> {
                 row.seed = c.uint()?;
                 32
             }
+            b"job" => {
+                row.job = Some(c.uint()?);
+                0
+            }
             b"length" => {
                 row.length = u32::try_from(c.uint()?).map_err(|e| Bad::Invalid(format!("length: {e}")))?;
                 64

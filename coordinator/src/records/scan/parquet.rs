@@ -28,6 +28,8 @@ struct Columns {
     strings: [usize; 5],
     /// `sweep`, if needed.
     sweep: Option<usize>,
+    /// `job`, if the file has one.
+    job: Option<usize>,
     seed: usize,
     length: usize,
     team_reward: usize,
@@ -79,6 +81,7 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
     let columns = Columns {
         strings: [find("game")?, find("engine_version")?, find("scenario")?, find("policy_set")?, find("outcome")?],
         sweep: if need.sweep { Some(find("sweep")?) } else { None },
+        job: schema.columns().iter().position(|c| c.name() == "job" && c.physical_type() == Physical::INT64),
         seed: find("seed")?,
         length: find("length")?,
         team_reward: find("team_reward")?,
@@ -197,6 +200,13 @@ fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Resul
     get_typed_column_reader::<Int64Type>(rg.get_column_reader(columns.seed).map_err(named("seed"))?)
         .read_records(n, None, None, &mut seeds)
         .map_err(named("seed"))?;
+    let mut jobs: Vec<i64> = Vec::new();
+    if let Some(c) = columns.job {
+        jobs.reserve(n);
+        get_typed_column_reader::<Int64Type>(rg.get_column_reader(c).map_err(named("job"))?)
+            .read_records(n, None, None, &mut jobs)
+            .map_err(named("job"))?;
+    }
     let mut lengths: Vec<i32> = Vec::with_capacity(n);
     get_typed_column_reader::<Int32Type>(rg.get_column_reader(columns.length).map_err(named("length"))?)
         .read_records(n, None, None, &mut lengths)
@@ -205,7 +215,7 @@ fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Resul
     get_typed_column_reader::<DoubleType>(rg.get_column_reader(columns.team_reward).map_err(named("team_reward"))?)
         .read_records(n, None, None, &mut rewards)
         .map_err(named("team_reward"))?;
-    if seeds.len() != n || lengths.len() != n || rewards.len() != n {
+    if seeds.len() != n || lengths.len() != n || (columns.job.is_some() && jobs.len() != n) || rewards.len() != n {
         return Err((0, "a column has fewer values than the row group has rows".into()));
     }
     let llm = match columns.llm {
@@ -227,6 +237,7 @@ fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Resul
             scenario: text(SCENARIO),
             policy_set: text(POLICY_SET),
             outcome: text(OUTCOME),
+            job: jobs.get(i).map(|&j| j as u64),
             seed: seeds[i] as u64,
             length: u32::try_from(lengths[i]).map_err(|e| (i as u64 + 1, format!("column length: {e}")))?,
             team_reward: rewards[i],

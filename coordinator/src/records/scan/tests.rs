@@ -12,7 +12,6 @@ use simfleet::stats::Stats;
 use simfleet::GameKind;
 
 use super::{scan_file, Need};
-use crate::commands::summary::summarise_rows;
 use crate::records::parquet::ParquetSink;
 use crate::records::{Input, RecordWriter, RowRef};
 use crate::summary::{Summary, SummaryScan};
@@ -202,4 +201,25 @@ fn messagepack_record_bytes_inside_a_value_do_not_cut_a_record() {
         assert!(!cut);
         assert_same(&format!("{block}-byte blocks"), &got, &want);
     }
+}
+
+/// [`summarise`] row at a time on one thread (the reader before the parallel one): the
+/// reference the parallel reader is tested against.
+fn summarise_rows(input: &Input) -> anyhow::Result<Summary> {
+    let mut summary = Summary::default();
+    let mut mixed = None;
+    // Only the columns the table needs: a Parquet file decodes nothing else.
+    let cut = input.for_each_row_of(Some(Summary::COLUMNS), |row| {
+        if mixed.is_none() {
+            if let Err(e) = summary.add_row(&row) {
+                mixed = Some(e);
+            }
+        }
+    })?;
+    if let Some(e) = mixed {
+        return Err(e.into());
+    }
+    Input::warn_partial(&cut);
+    summary.sort_cells();
+    Ok(summary)
 }

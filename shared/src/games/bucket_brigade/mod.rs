@@ -56,7 +56,7 @@ pub use policies::{AnyPolicy, Archetype, HeuristicPolicy, Params, Policy, Random
 pub use record::{outcome, STAT_KEYS};
 pub use rewards::Rewards;
 pub use rules::{resolve, save_probability, NightPhases, PhaseFires};
-pub use scenario::{FieldValue, RewardModel, Scenario, FIELDS, MAX_AGENTS, MAX_NIGHTS, MIN_AGENTS};
+pub use scenario::{field_defaults, FieldValue, RewardModel, Scenario, FIELDS, MAX_AGENTS, MAX_NIGHTS, MIN_AGENTS};
 pub use state::{termination, Night, NightReport, StepError, Termination, Town};
 
 /// The game id.

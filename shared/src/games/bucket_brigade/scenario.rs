@@ -78,6 +78,17 @@ pub const FIELDS: [&str; 17] = [
     "spread_before_burnout",
 ];
 
+/// Every field of the named scenario `name` with its value there (`coordinator list`).
+pub fn field_defaults(name: &str) -> Option<Vec<crate::games::FieldDefault>> {
+    let sc = Scenario::named(name)?;
+    Some(
+        FIELDS
+            .iter()
+            .map(|&f| crate::games::FieldDefault::new(f, sc.get(f).expect("every field has a value")))
+            .collect(),
+    )
+}
+
 /// A complete, resolved scenario. Field names are the spec's (§2); symbols in the docs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Scenario {

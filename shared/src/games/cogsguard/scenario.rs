@@ -19,6 +19,32 @@ pub const SCENARIOS: [&str; 3] = ["arena", "machina", "ascii"];
 
 const FIELDS: [&str; 8] = ["num_agents", "max_steps", "clips", "coverage_permille", "rows", "cols", "map", "map_text"];
 
+/// The fields of the named scenario `name` with their values there (`coordinator list`): a
+/// generated map's size, coverage and team, or for `ascii` the map and what it may set.
+pub fn field_defaults(name: &str) -> Option<Vec<crate::games::FieldDefault>> {
+    use crate::games::FieldDefault;
+    if name == "ascii" {
+        let none = |name, note| FieldDefault { name, default: None, note };
+        let fixtures = "one of map (a fixture: tiny_3p) or map_text (the map's rows) is required";
+        return Some(vec![
+            none("max_steps", "the map's, else 1000"),
+            none("clips", "the map's, else true"),
+            none("map", fixtures),
+            none("map_text", fixtures),
+        ]);
+    }
+    let sc = Scenario::parse(&Spec { name: name.to_string(), arg: None, params: Vec::new() }).ok()?;
+    let MapSource::Generated(g) = &sc.source else { return None };
+    Some(vec![
+        FieldDefault::new("num_agents", sc.num_agents),
+        FieldDefault::new("max_steps", sc.max_steps),
+        FieldDefault::new("clips", sc.clips),
+        FieldDefault::new("coverage_permille", g.coverage_permille),
+        FieldDefault::new("rows", g.rows),
+        FieldDefault::new("cols", g.cols),
+    ])
+}
+
 /// Where the map comes from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum MapSource {

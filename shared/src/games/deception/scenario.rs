@@ -174,6 +174,12 @@ impl ScenarioField {
     }
 }
 
+/// Every field of the named scenario `name` with its value there (`coordinator list`).
+pub fn field_defaults(name: &str) -> Option<Vec<crate::games::FieldDefault>> {
+    let cfg = ScenarioConfig::named(name)?;
+    Some(ScenarioField::ALL.iter().map(|f| crate::games::FieldDefault::new(f.name(), cfg.value_of(*f))).collect())
+}
+
 /// A scenario that fails validation: the field and why (what `reset` returns).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {

@@ -24,6 +24,22 @@ pub const SCENARIOS: [Entry; 5] = [
     Entry { name: "large_10p", about: "10 agents, 5 vs 4" },
 ];
 
+/// Every field of the named scenario `name` with its value there (`coordinator list`).
+pub fn field_defaults(name: &str) -> Option<Vec<crate::games::FieldDefault>> {
+    use crate::games::FieldDefault;
+    let sc = Scenario::from_spec(&Spec { name: name.to_string(), arg: None, params: Vec::new() }).ok()?;
+    let minority = match sc.minority_size {
+        MinoritySize::Balanced => "balanced".to_string(),
+        MinoritySize::Fixed(m) => m.to_string(),
+    };
+    Some(vec![
+        FieldDefault::new(FIELDS[0], sc.num_agents),
+        FieldDefault::new(FIELDS[1], minority),
+        FieldDefault { note: "4 × num_agents unless given", ..FieldDefault::new(FIELDS[2], sc.max_rounds) },
+        FieldDefault::new(FIELDS[3], sc.default_decision.as_str()),
+    ])
+}
+
 /// A validated scenario: every field resolved.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Scenario {
