@@ -12,7 +12,7 @@ use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
 
 use super::histogram::Range;
-use super::{collect_cells, empty_histograms, gather, glance, html, render_blocks, Collected, DEFAULT_RIDGE};
+use super::{collect_cell_rows, empty_histograms, gather, glance, html, render_blocks, Collected, DEFAULT_RIDGE};
 use crate::rank::Membership;
 use crate::rank::Ranker;
 use crate::records::parquet::ParquetSink;
@@ -148,7 +148,7 @@ fn a_partial_trailing_record_is_skipped_as_the_reference_skips_it() {
 /// reference of [`collect`]'s equality tests.
 fn collect_rows(input: &Input, membership: Membership) -> anyhow::Result<Collected> {
     if input.is_cells() {
-        return collect_cells(input, membership);
+        return collect_cell_rows(input, &input.read_cells()?, membership);
     }
     let mut summary = Summary::default();
     let mut ranker = Ranker::new(membership);
