@@ -126,3 +126,16 @@ async fn a_stop_table_the_cells_contradict_is_refused_with_file_line_and_field()
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("trolley.toml:9: stop.metric: trolley has no win outcome"), "{stderr}");
 }
+
+/// The fleet cannot stop a sweep yet: `submit` says so and publishes nothing, rather than play
+/// every cell to the cap (checked before connecting: no server is needed to be refused).
+#[tokio::test]
+async fn submit_refuses_a_stopping_sweep_and_publishes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let sweep = path(dir.path(), "stopping.toml");
+    std::fs::write(&sweep, SWEEP).unwrap();
+    let (code, stdout, stderr) = coordinator(&["submit", &sweep, "--nats-url", "nats://127.0.0.1:1"]).await;
+    assert_eq!(code, 2, "{stdout}{stderr}");
+    assert!(stderr.contains("has a [stop] table") && stderr.contains("coordinator run"), "{stderr}");
+    assert!(stderr.contains("Nothing was published"), "{stderr}");
+}

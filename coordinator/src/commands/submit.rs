@@ -70,6 +70,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sweep = Sweep::parse(&definition, &path.display().to_string())?
         .with_collect(args.collect)
         .with_class(priority, args.share);
+    if sweep.stop.is_some() {
+        // The fleet would play every cell to the cap: the stopping decisions need a collector that
+        // publishes each group's next block after its checkpoint, which only `run` has yet.
+        anyhow::bail!(
+            "{} has a [stop] table, and stopping sweeps play in-process only for now: run it with `coordinator run \
+             {}` (any --threads gives the same decisions), or remove [stop] to play every seed on the fleet. \
+             Nothing was published.",
+            path.display(),
+            path.display()
+        );
+    }
     if let Some(out) = args.out.as_deref().filter(|_| args.watch) {
         // Another process writing --out would stop the watch: say so before publishing.
         drop(fleet::output_lock::OutputLock::acquire(out)?);
