@@ -63,7 +63,10 @@ fn other_policies_face_the_same_roles() {
     let mut h = prepare("crowded_8p2i", &all("heuristic", 8)).unwrap();
     let mut r = prepare("crowded_8p2i", &all("random", 8)).unwrap();
     for seed in 0..50 {
-        assert_eq!(h.play(seed, false).record.stats["roles"], r.play(seed, false).record.stats["roles"]);
+        assert_eq!(
+            h.play(seed, false).record.stats.as_map()["roles"],
+            r.play(seed, false).record.stats.as_map()["roles"]
+        );
     }
 }
 

@@ -28,12 +28,12 @@ fn records_have_the_spec_fields_and_stats_in_order() {
     let mut g = prepare("balanced_5p", &team("persuadable", 5)).unwrap();
     let ep = g.play(7, false);
     let r = &ep.record;
-    assert_eq!(r.stats.keys().map(String::as_str).collect::<Vec<_>>(), STAT_KEYS);
+    assert_eq!(r.stats.as_map().keys().map(String::as_str).collect::<Vec<_>>(), STAT_KEYS);
     assert_eq!((r.length, r.truncated, r.seed), (5, false, 7));
     assert!(OUTCOMES.contains(&r.outcome.as_str()));
     assert_eq!(r.team_reward, r.agent_rewards.iter().sum::<f64>());
     assert_eq!(r.trajectory_hash.len(), 16);
-    let rounds = r.stats["rounds"].as_array().unwrap();
+    let rounds = r.stats.as_map()["rounds"].as_array().unwrap();
     assert_eq!(rounds.len(), 5);
     let first = &rounds[0];
     for key in ["number", "operator", "majority", "minority", "decision", "fallback", "args_majority", "args_minority"]
@@ -41,14 +41,14 @@ fn records_have_the_spec_fields_and_stats_in_order() {
         assert!(first.get(key).is_some(), "{key}");
     }
     assert_eq!(first["args_majority"].as_array().unwrap().len(), 3);
-    assert_eq!(r.stats["rounds_as_operator"], serde_json::json!([1, 1, 1, 1, 1]));
-    assert_eq!(r.stats["invalid_actions"], serde_json::json!([0, 0, 0, 0, 0]));
-    assert_eq!(r.stats["invalid_by_kind"], serde_json::json!({}));
-    assert_eq!(r.stats["llm"], serde_json::json!({}));
-    let saved = r.stats["times_saved"].as_array().unwrap();
+    assert_eq!(r.stats.as_map()["rounds_as_operator"], serde_json::json!([1, 1, 1, 1, 1]));
+    assert_eq!(r.stats.as_map()["invalid_actions"], serde_json::json!([0, 0, 0, 0, 0]));
+    assert_eq!(r.stats.as_map()["invalid_by_kind"], serde_json::json!({}));
+    assert_eq!(r.stats.as_map()["llm"], serde_json::json!({}));
+    let saved = r.stats.as_map()["times_saved"].as_array().unwrap();
     assert!(saved.iter().zip(&r.agent_rewards).all(|(a, b)| a.as_f64() == Some(*b)));
-    let minority_saved = r.stats["minority_saved"].as_u64().unwrap();
-    let rate = r.stats["save_majority_rate"].as_f64().unwrap();
+    let minority_saved = r.stats.as_map()["minority_saved"].as_u64().unwrap();
+    let rate = r.stats.as_map()["save_majority_rate"].as_f64().unwrap();
     assert_eq!(rate, (5 - minority_saved) as f64 / 5.0);
 }
 
@@ -77,7 +77,7 @@ fn trajectory_hash_covers_roles_and_actions_as_listed() {
     }
     assert_eq!(ep.record.trajectory_hash, h.hex());
     assert_eq!(ep.record.outcome, "minority_favoured");
-    assert_eq!(ep.record.stats["minority_saved"], 3);
+    assert_eq!(ep.record.stats.as_map()["minority_saved"], 3);
 }
 
 #[test]
@@ -136,8 +136,8 @@ fn utilitarian_everywhere_saves_the_majority_over_10000_episodes() {
     let mut g = prepare("balanced_5p", &team("utilitarian", 5)).unwrap();
     for seed in 0..10_000 {
         let r = g.play_record(seed, false).0;
-        assert_eq!(r.stats["save_majority_rate"], 1.0);
-        assert_eq!(r.stats["rounds_as_majority"], r.stats["times_saved"]);
+        assert_eq!(r.stats.as_map()["save_majority_rate"], 1.0);
+        assert_eq!(r.stats.as_map()["rounds_as_majority"], r.stats.as_map()["times_saved"]);
         assert_eq!(r.team_reward, 15.0);
     }
 }
@@ -149,7 +149,7 @@ fn random_operators_save_the_majority_half_the_time() {
     for seed in 0..10_000 {
         let r = g.play_record(seed, false).0;
         rounds += u64::from(r.length);
-        maj += u64::from(r.length) - r.stats["minority_saved"].as_u64().unwrap();
+        maj += u64::from(r.length) - r.stats.as_map()["minority_saved"].as_u64().unwrap();
     }
     let rate = maj as f64 / rounds as f64;
     assert!((rate - 0.5).abs() <= 0.01, "rate {rate}");
