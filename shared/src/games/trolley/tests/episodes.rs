@@ -1,27 +1,11 @@
-//! Whole episodes: records, determinism, the statistical targets, replays, buffers.
+//! Whole episodes: records, the statistical targets, replays, buffers (determinism is in
+//! `determinism`).
 
 use serde_json::Value;
 
 use super::*;
 use crate::games::trolley::record::{OUTCOMES, STAT_KEYS};
-use crate::protocol::{encode, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
-use crate::runner::run_job;
 use crate::seeding::{fnv64, Fnv64};
-
-fn job(scenario: &str, policy: &str, n: usize, start: u64, count: u64) -> Job {
-    Job {
-        protocol_version: PROTOCOL_VERSION,
-        sweep: "t-000000000000".into(),
-        index: 0,
-        game: "trolley".into(),
-        scenario: scenario.into(),
-        policy_set: PolicySet { name: "p".into(), seats: vec![policy.into(); n] },
-        seeds: SeedRange { start, count },
-        replay: false,
-        collect: Default::default(),
-        paired: Vec::new(),
-    }
-}
 
 #[test]
 fn records_have_the_spec_fields_and_stats_in_order() {
@@ -104,31 +88,6 @@ fn argument_texts_are_hashed_by_length_and_fnv() {
     }
     assert_eq!(ep.record.trajectory_hash, h.hex());
     assert_eq!(ep.record.outcome, "majority_favoured");
-}
-
-#[test]
-fn same_seed_same_record_whatever_ran_before() {
-    let policies =
-        ["persuadable", "random", "contrarian", "utilitarian?skip=0.5", "debater?operator=random&p_majority=0.2"];
-    let mut g = prepare("balanced_5p", &policies).unwrap();
-    let forward: Vec<_> = (0..30).map(|s| encode(&g.play(s, false).record)).collect();
-    let mut h = prepare("balanced_5p", &policies).unwrap();
-    let backward: Vec<_> = (0..30).rev().map(|s| encode(&h.play(s, false).record)).collect();
-    assert!(forward.iter().eq(backward.iter().rev()));
-    assert_eq!(encode(&g.play(3, false).record), forward[3]);
-    // With or without a replay, the record is the same.
-    assert_eq!(encode(&g.play(4, true).record), forward[4]);
-}
-
-#[test]
-fn a_job_split_differently_gives_the_same_records() {
-    let whole = run_job(&job("large_10p", "persuadable", 10, 100, 20), &RunEnv::default());
-    let a = run_job(&job("large_10p", "persuadable", 10, 100, 7), &RunEnv::default());
-    let b = run_job(&job("large_10p", "persuadable", 10, 107, 13), &RunEnv::default());
-    assert!(whole.error.is_none(), "{:?}", whole.error);
-    assert_eq!(whole.records.len(), 20);
-    assert_eq!(whole.records, [a.records, b.records].concat());
-    assert_eq!(whole.engine_version, format!("{}+trolley-rules-1", env!("CARGO_PKG_VERSION")));
 }
 
 #[test]
