@@ -176,7 +176,7 @@ fn in_order_of(mut recorded: StatsMap, order: &StatsMap) -> StatsMap {
 /// call was made.
 pub fn replay_recorded(job: &Job, records: &Path) -> anyhow::Result<RecordedReplay> {
     let recorded = find_record(records, job)?;
-    let chat = Arc::new(ReplayTransport::from_llm_stats(recorded.stats.get("llm"))?);
+    let chat = Arc::new(ReplayTransport::from_llm_stats(recorded.stats.as_map().get("llm"))?);
     let result = simfleet::run_job(job, &RunEnv { chat: Some(chat.clone()), worker: "replay".into() });
     if let Some(e) = result.error {
         bail!("the episode could not be played: {e}");
@@ -185,7 +185,8 @@ pub fn replay_recorded(job: &Job, records: &Path) -> anyhow::Result<RecordedRepl
         bail!("the replay left the recording: {why}; was the record made by another engine or prompt version?");
     }
     let replayed = result.records.first().context("the engine returned no record")?;
-    let recorded = EpisodeRecord { stats: in_order_of(recorded.stats.into_map(), &replayed.stats).into(), ..recorded };
+    let recorded =
+        EpisodeRecord { stats: in_order_of(recorded.stats.into_map(), replayed.stats.as_map()).into(), ..recorded };
     let (want, got) = (serde_json::to_string(&recorded)?, serde_json::to_string(replayed)?);
     if want != got {
         bail!("the replayed record differs from the recorded one:\n  recorded: {want}\n  replayed: {got}");

@@ -125,7 +125,7 @@ pub struct MixedVersions {
 /// The same from a record's stats. Typed stats build their map for this (once, cached), which
 /// only the records of jobs with `llm` seats and the first record of other jobs pay.
 fn record_tokens(stats: &Stats) -> Option<u64> {
-    llm_tokens(stats.get("llm"))
+    llm_tokens(stats.as_map().get("llm"))
 }
 
 /// A borrowed (game, scenario, policy set): hashes like the owned tuple.

@@ -1,6 +1,7 @@
 //! The real `coordinator` binary as a child process, for what a user sees: its stdout (the
 //! sweep id, tables), its stderr (progress is off with `--quiet`; warnings such as "waiting for
-//! JetStream" remain) and its exit code. Build it first, as for [`crate::WorkerProcess`].
+//! JetStream" remain) and its exit code. The first test that needs the binary builds it (see
+//! [`crate::worker_process`]), or `$SIMFLEET_BIN_DIR` names a folder of builds to run instead.
 
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Command, ExitStatus, Stdio};

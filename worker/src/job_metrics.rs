@@ -240,7 +240,7 @@ impl JobTally {
             None => self.outcomes.push((r.outcome.clone(), 1)),
         }
         for seat in &mut self.llm_seats {
-            let stats = r.stats.get("llm").and_then(|l| l.get(&seat.key));
+            let stats = r.stats.as_map().get("llm").and_then(|l| l.get(&seat.key));
             let count = |k: &str| stats.and_then(|s| s.get(k)).and_then(serde_json::Value::as_u64).unwrap_or(0);
             seat.refused += count("invalid_outputs");
             seat.fell_back += count("fallbacks");

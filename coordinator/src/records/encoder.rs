@@ -104,7 +104,7 @@ impl RowEncoder {
             row.trajectory_hash.to_string(),
         ]);
         for key in &self.stats {
-            fields.push(match row.stats.get(*key) {
+            fields.push(match row.stats.as_map().get(*key) {
                 None | Some(serde_json::Value::Null) => String::new(),
                 Some(serde_json::Value::String(s)) => s.clone(),
                 Some(v) => json(v),
@@ -238,7 +238,7 @@ mod tests {
             for rec in &r.records {
                 typed += usize::from(rec.stats.as_typed().is_some());
                 // The record as it is (typed stats where the game types them), and as a map.
-                let as_map = simfleet::protocol::Stats::from((*rec.stats).clone());
+                let as_map = simfleet::protocol::Stats::from(rec.stats.as_map().clone());
                 for stats in [&rec.stats, &as_map] {
                     let row = RowRef { stats, ..RowRef::new(r, rec) };
                     let mut want = Vec::new();

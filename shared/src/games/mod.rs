@@ -17,6 +17,8 @@ pub mod trolley;
 
 #[cfg(test)]
 mod fingerprint;
+#[cfg(test)]
+pub(crate) mod testing;
 
 /// A game id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]

@@ -281,7 +281,7 @@ mod tests {
         assert_eq!(many.records.iter().map(|r| r.seed).collect::<Vec<_>>(), (10..22).collect::<Vec<_>>());
         // Latencies differ between runs; everything else is the same.
         for r in one.records.iter_mut().chain(many.records.iter_mut()) {
-            for seat in r.stats.get_mut("llm").and_then(|v| v.as_object_mut()).unwrap().values_mut() {
+            for seat in r.stats.as_map_mut().get_mut("llm").and_then(|v| v.as_object_mut()).unwrap().values_mut() {
                 for key in ["latency_ms_total", "latency_ms_max"] {
                     seat[key] = 0.into();
                 }

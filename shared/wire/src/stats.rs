@@ -5,7 +5,7 @@
 //! cost can instead hand over typed stats: a struct of its own that implements [`TypedStats`]
 //! and serializes to exactly the bytes the equivalent map would (MessagePack and JSON alike),
 //! without building a tree of JSON values, a hundred small allocations, per episode. Reading
-//! stats as a map (`Deref`) builds that map once, on first use; records decoded from MessagePack
+//! stats as a map ([`Stats::as_map`]) builds that map once, on first use; records decoded from MessagePack
 //! or JSON are always maps.
 //!
 //! The protocol names no game: typed stats travel as a trait object. The paths every episode
@@ -16,7 +16,6 @@
 //! as slow, which only tests and one-off conversions use.
 
 use std::fmt;
-use std::ops::{Deref, DerefMut};
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -181,20 +180,19 @@ impl From<StatsMap> for Stats {
     }
 }
 
-impl Deref for Stats {
-    type Target = StatsMap;
-
-    fn deref(&self) -> &StatsMap {
+impl Stats {
+    /// The stats as a map. Typed stats build it on the first call (for a trolley episode about
+    /// 250 JSON values) and keep it; [`Stats::for_each_number`], [`Stats::llm_tokens`] and
+    /// [`Stats::write_msgpack`] read typed stats without it.
+    pub fn as_map(&self) -> &StatsMap {
         match &self.0 {
             Repr::Map(m) => m,
             Repr::Typed { typed, map } => map.get_or_init(|| typed.to_map()),
         }
     }
-}
 
-impl DerefMut for Stats {
-    /// Typed stats become a map first.
-    fn deref_mut(&mut self) -> &mut StatsMap {
+    /// The stats as a map to change; typed stats become a map first.
+    pub fn as_map_mut(&mut self) -> &mut StatsMap {
         if let Repr::Typed { .. } = self.0 {
             let map = std::mem::take(self).into_map();
             self.0 = Repr::Map(map);
@@ -208,13 +206,13 @@ impl DerefMut for Stats {
 
 impl PartialEq for Stats {
     fn eq(&self, other: &Stats) -> bool {
-        **self == **other
+        self.as_map() == other.as_map()
     }
 }
 
 impl fmt::Debug for Stats {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        (**self).fmt(f)
+        self.as_map().fmt(f)
     }
 }
 

@@ -119,12 +119,12 @@ impl ParquetSink {
         match &self.kinds {
             None => {
                 for (key, values) in self.keys.iter().zip(&mut self.pending) {
-                    values.push(row.stats.get(*key).cloned().unwrap_or(Value::Null));
+                    values.push(row.stats.as_map().get(*key).cloned().unwrap_or(Value::Null));
                 }
             }
             Some(kinds) => {
                 for ((key, kind), col) in self.keys.iter().zip(kinds).zip(&mut self.stats) {
-                    let value = row.stats.get(*key);
+                    let value = row.stats.as_map().get(*key);
                     col.push_stat(*kind, value).map_err(|_| misfit(key, *kind, value))?;
                 }
             }

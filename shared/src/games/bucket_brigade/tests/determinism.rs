@@ -1,57 +1,32 @@
-//! §9 and §12.1: same job, same bytes; split jobs, reused games and replaced seats.
+//! §9 and §12.1: same job, same bytes (the games' determinism driver); replays, replaced seats
+//! and common random numbers.
 
 use super::*;
-use crate::games::Game;
-use crate::protocol::{encode, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
+use crate::games::testing::{job, same_job_same_bytes};
+use crate::games::GameKind;
 use crate::runner::run_job;
 use crate::seeding::Stream;
 use crate::RunEnv;
 
-fn job(scenario: &str, seats: &[&str], start: u64, count: u64, index: u64) -> Job {
-    Job {
-        protocol_version: PROTOCOL_VERSION,
-        sweep: "bb-test-000000000000".into(),
-        index,
-        game: "bucket_brigade".into(),
-        scenario: scenario.into(),
-        policy_set: PolicySet { name: "team".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
-        seeds: SeedRange { start, count },
-        replay: false,
-        collect: Default::default(),
-        paired: Vec::new(),
-    }
-}
-
-/// The encoded records of a job (the bytes the determinism contract is stated on).
-fn encoded(j: &Job) -> Vec<Vec<u8>> {
-    let res = run_job(j, &RunEnv::default());
-    assert!(res.error.is_none(), "{:?}", res.error);
-    assert_eq!(res.engine_version, format!("{}+bucket_brigade-rules-1", env!("CARGO_PKG_VERSION")));
-    res.records.iter().map(encode).collect()
-}
-
-const CELLS: [(&str, [&str; 4]); 3] = [
-    ("default", ["random"; 4]),
-    ("hard?reward_model=reference", ["firefighter", "free_rider", "hero", "liar"]),
-    ("chain_reaction?spread_before_burnout=true", ["coordinator", "random", "heuristic", "liar"]),
+const CELLS: [(&str, &[&str]); 4] = [
+    ("default", &["random"; 4]),
+    ("hard?reward_model=reference", &["firefighter", "free_rider", "hero", "liar"]),
+    ("chain_reaction?spread_before_burnout=true", &["coordinator", "random", "heuristic", "liar"]),
+    ("deceptive_calm?num_agents=6", &["liar", "hero", "random", "coordinator", "free_rider", "heuristic"]),
 ];
 
 #[test]
-fn one_job_or_ten_give_the_same_bytes() {
+fn same_job_same_bytes_however_run() {
     for (sc, seats) in CELLS {
-        let whole = encoded(&job(sc, &seats, 5_000, 1000, 0));
-        assert_eq!(whole.len(), 1000);
-        let again = encoded(&job(sc, &seats, 5_000, 1000, 0));
-        assert_eq!(whole, again, "{sc}: same job twice");
-        let split: Vec<Vec<u8>> = (0..10).flat_map(|k| encoded(&job(sc, &seats, 5_000 + 100 * k, 100, k))).collect();
-        assert_eq!(whole, split, "{sc}: 1×1000 vs 10×100");
+        same_job_same_bytes(GameKind::BucketBrigade, sc, seats, 5_000, 300);
     }
 }
 
 #[test]
 fn run_job_returns_one_replay_per_seed_without_changing_records() {
     let (sc, seats) = CELLS[1];
-    let mut j = job(sc, &seats, 40, 25, 0);
+    let mut j = job(GameKind::BucketBrigade, sc, seats, 40, 25);
+    j.replay = false;
     let plain = run_job(&j, &RunEnv::default());
     j.replay = true;
     let replayed = run_job(&j, &RunEnv::default());
@@ -63,30 +38,6 @@ fn run_job_returns_one_replay_per_seed_without_changing_records() {
         assert_eq!(v["seed"], serde_json::Value::String(rec.seed.to_string()));
         assert_eq!(v["record"]["trajectory_hash"], rec.trajectory_hash.as_str());
     }
-}
-
-#[test]
-fn a_reused_game_gives_the_same_record_in_any_seed_order() {
-    for (sc, seats) in CELLS {
-        let mut g = game(sc, &seats);
-        let forward: Vec<_> = (0..200).map(|s| encode(&g.play(s, false).record)).collect();
-        let mut backward: Vec<_> = (0..200).rev().map(|s| encode(&g.play(s, s % 3 == 0).record)).collect();
-        backward.reverse();
-        assert_eq!(forward, backward, "{sc}");
-        let fresh = encode(&game(sc, &seats).play(123, false).record);
-        assert_eq!(fresh, forward[123]);
-    }
-}
-
-#[test]
-fn same_seed_gives_identical_replays() {
-    let mut g =
-        game("deceptive_calm?num_agents=6", &["liar", "hero", "random", "coordinator", "free_rider", "heuristic"]);
-    let a = g.play(99, true);
-    g.play(100, true);
-    let b = g.play(99, true);
-    assert_eq!(a.replay, b.replay);
-    assert_eq!(encode(&a.record), encode(&b.record));
 }
 
 #[test]

@@ -2,10 +2,8 @@
 //! from `shared/tests/golden/bucket_brigade.csv`. Regenerate with `SIMFLEET_BLESS=1` (see the
 //! file's header) only for a deliberate rules change.
 
-use super::*;
-use crate::games::Game;
-
-const GOLDEN: &str = include_str!("../../../../tests/golden/bucket_brigade.csv");
+use crate::games::testing::{golden, Case};
+use crate::games::GameKind;
 
 /// The episodes pinned by a bless: several scenarios, both reward models, the contagion
 /// variant, truncation, 4 to 10 agents, and every policy form.
@@ -58,44 +56,8 @@ const CASES: &[(&str, &[&str], &[u64])] = &[
     ("hard?prob_house_catches_fire=1", &["random", "random", "random", "random"], &[u64::MAX]),
 ];
 
-fn row(scenario: &str, team: &[&str], seed: u64) -> String {
-    let rec = game(scenario, team).play(seed, false).record;
-    format!("{scenario},{},{seed},{},{},{}", team.join("|"), rec.outcome, rec.length, rec.trajectory_hash)
-}
-
 #[test]
 fn golden_episodes_are_unchanged() {
-    if std::env::var("SIMFLEET_BLESS").as_deref() == Ok("1") {
-        let header: String = GOLDEN.lines().take_while(|l| l.starts_with('#')).map(|l| format!("{l}\n")).collect();
-        let mut out = header + "scenario,policies,seed,outcome,length,trajectory_hash\n";
-        for (sc, team, seeds) in CASES {
-            for &seed in *seeds {
-                out += &row(sc, team, seed);
-                out.push('\n');
-            }
-        }
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/bucket_brigade.csv");
-        std::fs::write(path, out).expect("write the golden file");
-        return;
-    }
-    let mut checked = 0;
-    for (i, line) in GOLDEN.lines().enumerate() {
-        let lineno = i + 1;
-        if line.starts_with('#') || line.starts_with("scenario,") || line.trim().is_empty() {
-            continue;
-        }
-        let (scenario, rest) = line.split_once(',').unwrap_or_else(|| panic!("line {lineno}: too few columns"));
-        let cols: Vec<&str> = rest.rsplitn(5, ',').collect();
-        assert_eq!(cols.len(), 5, "line {lineno}: expected 6 columns");
-        let (hash, length, outcome, seed, policies) = (cols[0], cols[1], cols[2], cols[3], cols[4]);
-        let team: Vec<&str> = policies.split('|').collect();
-        let seed: u64 = seed.parse().unwrap_or_else(|_| panic!("line {lineno}: bad seed {seed}"));
-        let got = row(scenario, &team, seed);
-        assert_eq!(
-            got, line,
-            "line {lineno}: {scenario} {policies} seed {seed} (expected {outcome}, {length}, {hash})"
-        );
-        checked += 1;
-    }
-    assert!(checked >= 20, "only {checked} golden rows");
+    let cases: Vec<Case> = CASES.iter().map(|(sc, team, seeds)| Case::new(sc, team, seeds.iter().copied())).collect();
+    golden(GameKind::BucketBrigade, &cases);
 }

@@ -36,7 +36,8 @@ fn trivial_cooperation_is_400_and_exact_per_episode() {
     for seed in 0..1000 {
         let r = g.play(seed, false).record;
         assert_eq!(r.length, 13);
-        let work: u64 = r.stats["agent_work_nights"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum();
+        let work: u64 =
+            r.stats.as_map()["agent_work_nights"].as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).sum();
         let rest = 4 * 13 - work;
         assert_eq!(r.team_reward, 5200.0 + 0.5 * (rest as f64 - work as f64), "seed {seed}");
         sum += r.team_reward / 13.0;

@@ -145,7 +145,7 @@ fn check_episode(sc: &Scenario, seed: u64, g: &mut BucketBrigade) -> Result<(), 
     }
 
     // Invariant 4: truncated ⇔ max_nights ⇔ a house Burning at the end.
-    let reason = rec.stats["termination_reason"].as_str().unwrap();
+    let reason = rec.stats.as_map()["termination_reason"].as_str().unwrap();
     let burning = before.contains(&1);
     prop_assert_eq!(rec.truncated, reason == "max_nights");
     prop_assert_eq!(rec.truncated, burning);
@@ -154,8 +154,8 @@ fn check_episode(sc: &Scenario, seed: u64, g: &mut BucketBrigade) -> Result<(), 
     }
     let saved = before.iter().filter(|&&s| s == 0).count();
     let ruined = before.iter().filter(|&&s| s == 2).count();
-    prop_assert_eq!(rec.stats["houses_saved"].as_u64(), Some(saved as u64));
-    prop_assert_eq!(rec.stats["houses_ruined"].as_u64(), Some(ruined as u64));
+    prop_assert_eq!(rec.stats.as_map()["houses_saved"].as_u64(), Some(saved as u64));
+    prop_assert_eq!(rec.stats.as_map()["houses_ruined"].as_u64(), Some(ruined as u64));
     prop_assert_eq!(rec.outcome.as_str(), if saved >= 7 { "success" } else { "failure" });
     if sc.prob_house_catches_fire == 0.0 {
         prop_assert_eq!(t, (sc.min_nights + 1).min(100));
@@ -164,8 +164,8 @@ fn check_episode(sc: &Scenario, seed: u64, g: &mut BucketBrigade) -> Result<(), 
 
     // Invariants 5 and 6.
     prop_assert_eq!(&rec.agent_rewards, &sums);
-    prop_assert_eq!(rec.stats["agent_lies"].clone(), serde_json::json!(lies));
-    prop_assert_eq!(rec.stats["agent_work_nights"].clone(), serde_json::json!(work));
+    prop_assert_eq!(rec.stats.as_map()["agent_lies"].clone(), serde_json::json!(lies));
+    prop_assert_eq!(rec.stats.as_map()["agent_work_nights"].clone(), serde_json::json!(work));
     prop_assert!(rec.team_reward.is_finite());
     let w_total: u32 = work.iter().sum();
     match sc.reward_model {

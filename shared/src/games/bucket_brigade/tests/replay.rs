@@ -102,7 +102,7 @@ fn played_replays_carry_the_record_and_the_resolved_scenario() {
 fn record_fields_follow_the_spec() {
     let mut g = game("default", &["random"; 4]);
     let rec = g.play(42, false).record;
-    let keys: Vec<&str> = rec.stats.keys().map(String::as_str).collect();
+    let keys: Vec<&str> = rec.stats.as_map().keys().map(String::as_str).collect();
     assert_eq!(keys, STAT_KEYS);
     assert_eq!(BucketBrigade::INFO.stat_keys, STAT_KEYS);
     assert_eq!(rec.trajectory_hash.len(), 16);

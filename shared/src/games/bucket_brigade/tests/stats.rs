@@ -13,7 +13,7 @@ use super::*;
 fn assert_same_bytes(stats: &Stats) {
     let typed = stats.as_typed().expect("typed stats");
     crate::stats::assert_numbers_like_map(typed);
-    let map = (**stats).clone();
+    let map = stats.as_map().clone();
     assert_eq!(map.keys().map(String::as_str).collect::<Vec<_>>(), STAT_KEYS);
     let mut by_hand = Vec::new();
     typed.write_msgpack(&mut by_hand);

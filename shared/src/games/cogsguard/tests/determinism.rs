@@ -1,48 +1,15 @@
-//! Determinism (same seed ⇒ same bytes; job splits and seed order do not matter), the replay's
-//! shape, and the no-allocation-per-tick check.
+//! Determinism (same job ⇒ same bytes, by the games' determinism driver), the replay's shape,
+//! and the no-allocation-per-tick check.
 
 use super::{game, PINKY8};
-use crate::games::Game;
-use crate::protocol::{encode, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
-use crate::runner::run_job;
-use crate::RunEnv;
-
-fn job(seats: &[&str], start: u64, count: u64) -> Job {
-    Job {
-        protocol_version: PROTOCOL_VERSION,
-        sweep: "cg-000000000000".into(),
-        index: 0,
-        game: "cogsguard".into(),
-        scenario: "arena?max_steps=200".into(),
-        policy_set: PolicySet { name: "p".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
-        seeds: SeedRange { start, count },
-        replay: false,
-        collect: Default::default(),
-        paired: Vec::new(),
-    }
-}
+use crate::games::testing::same_job_same_bytes;
+use crate::games::{Game, GameKind};
 
 #[test]
-fn same_seed_same_bytes_whatever_ran_before() {
-    let mut team = vec![PINKY8; 6];
-    team.extend(["random", "noop"]);
-    let mut g = game("arena?max_steps=300", &team);
-    let a: Vec<Vec<u8>> = [3, 1, 2].iter().map(|&s| encode(&g.play(s, false).record)).collect();
-    let b: Vec<Vec<u8>> = [2, 3, 1].iter().map(|&s| encode(&g.play(s, false).record)).collect();
-    assert_eq!((&a[0], &a[1], &a[2]), (&b[1], &b[2], &b[0]));
-    let fresh = encode(&game("arena?max_steps=300", &team).play(1, false).record);
-    assert_eq!(fresh, a[1]);
-}
-
-#[test]
-fn a_job_split_differently_gives_the_same_records() {
+fn same_job_same_bytes_however_run() {
     let seats = [PINKY8, PINKY8, PINKY8, "random", PINKY8, PINKY8, "noop", PINKY8];
-    let whole = run_job(&job(&seats, 10, 4), &RunEnv::default());
-    assert!(whole.error.is_none(), "{:?}", whole.error);
-    let mut parts = run_job(&job(&seats, 10, 1), &RunEnv::default()).records;
-    parts.extend(run_job(&job(&seats, 11, 3), &RunEnv::default()).records);
-    assert_eq!(encode(&whole.records), encode(&parts));
-    assert!(whole.engine_version.ends_with("+cogsguard-rules-1"));
+    same_job_same_bytes(GameKind::Cogsguard, "arena?max_steps=200", &seats, 10, 4);
+    same_job_same_bytes(GameKind::Cogsguard, "ascii?map=tiny_3p&max_steps=60", &["random"; 3], 1, 3);
 }
 
 #[test]

@@ -296,7 +296,7 @@ fn reward_with_two_junctions_one_cogs_is_0_005_per_tick() {
     let rec = super::record(&format!("ascii?map_text={text}"), &["noop"], 1);
     assert_eq!(rec.agent_rewards, vec![0.5]);
     assert_eq!(rec.team_reward, 0.5);
-    assert_eq!(rec.stats["junctions_time_avg"]["cogs"], 0.5);
+    assert_eq!(rec.stats.as_map()["junctions_time_avg"]["cogs"], 0.5);
     assert_eq!(rec.outcome, "cogs_ahead");
     let mut w = world(";clips=off\n#####\n#j@J#\n#####");
     let mut env = Stream::env(0);

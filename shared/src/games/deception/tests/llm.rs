@@ -102,7 +102,7 @@ fn reprompts_then_falls_back_and_counts_it() {
     let team = ["llm?model=m&endpoint=http://stub/v1&max_retries=1", "heuristic", "heuristic", "heuristic"];
     let mut g = prepare_with("quick_4p1i?max_ticks=1", &team, script.clone());
     let ep = g.play(5, true);
-    let llm = &ep.record.stats["llm"]["0"];
+    let llm = &ep.record.stats.as_map()["llm"]["0"];
     let keys: Vec<&str> = llm.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, crate::llm::stats::LLM_STAT_FIELDS);
     assert_eq!(llm["decisions"], 2);
@@ -111,7 +111,11 @@ fn reprompts_then_falls_back_and_counts_it() {
     assert_eq!(llm["transport_errors"], 1);
     assert_eq!(llm["fallbacks"], 1);
     assert_eq!(llm["prompt_tokens"], 21);
-    assert_eq!(ep.record.stats["invalid_actions"][0], 0, "the llm's own rejections are not engine invalid actions");
+    assert_eq!(
+        ep.record.stats.as_map()["invalid_actions"][0],
+        0,
+        "the llm's own rejections are not engine invalid actions"
+    );
     // The corrective turn: the rejected answer, then a user message naming the violation.
     let seen = script.seen.lock().unwrap();
     let second = &seen[1].messages;
@@ -138,7 +142,7 @@ fn failing_llm_seats_play_exactly_like_their_fallback() {
         let a = g.play(seed, false).record;
         let b = h.play(seed, false).record;
         assert_eq!(a.trajectory_hash, b.trajectory_hash, "seed {seed}");
-        let llm = &a.stats["llm"]["2"];
+        let llm = &a.stats.as_map()["llm"]["2"];
         assert_eq!(llm["decisions"], llm["fallbacks"]);
     }
 }
@@ -169,7 +173,7 @@ mod over_http {
         let team = [spec.as_str(), "heuristic", "heuristic", "heuristic"];
         let mut g = prepare_with("quick_4p1i?max_ticks=1", &team, transport.clone());
         let ep = g.play(2, true);
-        let llm = &ep.record.stats["llm"]["0"];
+        let llm = &ep.record.stats.as_map()["llm"]["0"];
         assert_eq!((llm["decisions"].as_u64(), llm["calls"].as_u64()), (Some(2), Some(4)));
         assert_eq!((llm["invalid_outputs"].as_u64(), llm["transport_errors"].as_u64()), (Some(2), Some(1)));
         assert_eq!(
@@ -201,7 +205,7 @@ mod over_http {
         let team = [spec.as_str(), "heuristic", "heuristic", "heuristic"];
         let mut g = prepare_with("quick_4p1i?max_ticks=1", &team, transport.clone());
         let r = g.play(4, false).record;
-        let llm = &r.stats["llm"]["0"];
+        let llm = &r.stats.as_map()["llm"]["0"];
         assert_eq!(llm["decisions"], llm["fallbacks"]);
         assert_eq!(llm["transport_errors"], llm["calls"]);
         assert_eq!(llm["calls"].as_u64().unwrap(), 2 * llm["decisions"].as_u64().unwrap());

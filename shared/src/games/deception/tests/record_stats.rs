@@ -12,9 +12,9 @@ fn stats_keys_follow_the_spec_order() {
     let mut g = prepare("crowded_8p2i", &all("heuristic", 8)).unwrap();
     for seed in 0..20 {
         let r = g.play(seed, false).record;
-        assert_eq!(r.stats.keys().map(String::as_str).collect::<Vec<_>>(), STAT_KEYS);
+        assert_eq!(r.stats.as_map().keys().map(String::as_str).collect::<Vec<_>>(), STAT_KEYS);
         assert_eq!(Deception::INFO.stat_keys, STAT_KEYS);
-        let s = &r.stats;
+        let s = r.stats.as_map();
         let ejections = s["ejections"].as_array().unwrap();
         let (ce, ie, ne) = (
             s["crewmates_ejected"].as_u64().unwrap(),
@@ -56,7 +56,7 @@ fn timeout_records_are_truncated() {
         let mut g = prepare(scenario, &idle).unwrap();
         let r = g.play(3, false).record;
         assert_eq!((r.outcome.as_str(), r.length, r.truncated, r.team_reward), (outcome, 2, true, team));
-        let s = &r.stats;
+        let s = r.stats.as_map();
         assert_eq!(s["reason"], "timeout");
         assert_eq!(s["vote_accuracy"], Value::Null, "no crewmate voted");
         assert_eq!(
@@ -88,7 +88,7 @@ fn vote_accuracy_counts_crewmate_votes_for_imposters() {
             }
         }
         let expected = if cast == 0 { Value::Null } else { Value::from(hits as f64 / cast as f64) };
-        assert_eq!(r.stats["vote_accuracy"], expected, "seed {seed}");
+        assert_eq!(r.stats.as_map()["vote_accuracy"], expected, "seed {seed}");
     }
 }
 
@@ -104,7 +104,7 @@ fn invalid_actions_are_counted_and_replaced() {
         let mut g = prepare(scenario, &all("heuristic", 5)).unwrap();
         g.set_seat(0, SeatPolicy::Puppet(bad.clone()));
         let ep = g.play(11, true);
-        let s = &ep.record.stats;
+        let s = ep.record.stats.as_map();
         let invalid = s["invalid_actions"].as_array().unwrap();
         let total = invalid[0].as_u64().unwrap();
         assert!(total > 0 && invalid[1..].iter().all(|v| v == 0), "{scenario}: {invalid:?}");

@@ -14,7 +14,7 @@ use super::*;
 fn assert_same_bytes(stats: &Stats) {
     let typed = stats.as_typed().expect("typed stats");
     crate::stats::assert_numbers_like_map(typed);
-    let map = (**stats).clone();
+    let map = stats.as_map().clone();
     let mut written = Vec::new();
     typed.write_msgpack(&mut written);
     assert_eq!(written, encode(&map), "MessagePack of {map:?}");

@@ -17,7 +17,7 @@ fn run(scenario: &str, policy: &str, seeds: u64) -> Summary {
     for seed in 0..seeds {
         let r = g.play(seed, false).record;
         wins += u64::from(r.outcome == "crewmates");
-        if let Some(a) = r.stats["vote_accuracy"].as_f64() {
+        if let Some(a) = r.stats.as_map()["vote_accuracy"].as_f64() {
             acc += a;
             acc_n += 1;
         }

@@ -156,16 +156,16 @@ fn well_formed_answers_are_played() {
     let ep = g.play(9, true);
     let r = &ep.record;
     // Seat 0 is operator once (7 decisions: 2 side rounds × 3 phases + 1 decision), all answered.
-    let llm = &r.stats["llm"]["0"];
+    let llm = &r.stats.as_map()["llm"]["0"];
     let counts: Vec<u64> = ["decisions", "calls", "transport_errors", "invalid_outputs", "fallbacks"]
         .iter()
         .map(|k| llm[k].as_u64().unwrap())
         .collect();
     assert_eq!(counts, [7, 7, 0, 0, 0]);
     assert_eq!((llm["prompt_tokens"].as_u64(), llm["completion_tokens"].as_u64()), (Some(49), Some(14)));
-    assert_eq!(r.stats["llm"].as_object().unwrap().len(), 1, "only llm seats have llm stats");
-    assert_eq!(r.stats["invalid_actions"], serde_json::json!([0, 0, 0]));
-    for round in r.stats["rounds"].as_array().unwrap() {
+    assert_eq!(r.stats.as_map()["llm"].as_object().unwrap().len(), 1, "only llm seats have llm stats");
+    assert_eq!(r.stats.as_map()["invalid_actions"], serde_json::json!([0, 0, 0]));
+    for round in r.stats.as_map()["rounds"].as_array().unwrap() {
         let expected = if round["operator"] == 0 { "save_minority" } else { "save_majority" };
         assert_eq!(round["decision"], expected);
         let own = if round["majority"][0] == 0 { "args_majority" } else { "args_minority" };
@@ -199,7 +199,7 @@ fn well_formed_answers_are_played() {
     // Played again without a replay: the same episode, and the counters start from zero.
     let again = g.play(9, false).record;
     assert_eq!((&again.trajectory_hash, &again.agent_rewards), (&r.trajectory_hash, &r.agent_rewards));
-    assert_eq!(again.stats["llm"]["0"]["calls"], 7);
+    assert_eq!(again.stats.as_map()["llm"]["0"]["calls"], 7);
 }
 
 #[test]
@@ -219,7 +219,7 @@ fn malformed_invalid_and_failed_calls_are_retried_then_fall_back() {
     let mut team = vec!["persuadable"; 3];
     team[seat] = spec;
     let ep = prepare_with("trio_3p?max_rounds=1", &team, chat.clone()).unwrap().play(seed, true);
-    let llm = &ep.record.stats["llm"][seat.to_string()];
+    let llm = &ep.record.stats.as_map()["llm"][seat.to_string()];
     let keys: Vec<&str> = llm.as_object().unwrap().keys().map(String::as_str).collect();
     assert_eq!(keys, crate::llm::stats::LLM_STAT_FIELDS);
     let count = |k: &str| llm[k].as_u64().unwrap();
@@ -227,7 +227,11 @@ fn malformed_invalid_and_failed_calls_are_retried_then_fall_back() {
     assert_eq!([count("invalid_outputs"), count("fallbacks")], [3, 2]);
     assert_eq!([count("prompt_tokens"), count("completion_tokens")], [28, 8]);
     assert!(count("latency_ms_max") <= count("latency_ms_total"));
-    assert_eq!(ep.record.stats["invalid_actions"], serde_json::json!([0, 0, 0]), "rejections are not engine fallbacks");
+    assert_eq!(
+        ep.record.stats.as_map()["invalid_actions"],
+        serde_json::json!([0, 0, 0]),
+        "rejections are not engine fallbacks"
+    );
     // Backoff after the 503 only; the timeout was the decision's last attempt.
     assert_eq!(*chat.slept.lock().unwrap(), [Duration::from_millis(500)]);
     // Corrective turns: the rejected answer, then a user message naming the problem.
@@ -277,13 +281,13 @@ fn failing_llm_seats_play_exactly_like_their_fallback() {
         let mut a = g.play(seed, false).record;
         let mut b = h.play(seed, false).record;
         for seat in ["1", "3"] {
-            let llm = &a.stats["llm"][seat];
+            let llm = &a.stats.as_map()["llm"][seat];
             assert_eq!(llm["decisions"], llm["fallbacks"], "seed {seed}");
             assert_eq!(llm["calls"], llm["transport_errors"]);
             assert_eq!(llm["decisions"], llm["calls"]);
         }
-        a.stats.remove("llm");
-        b.stats.remove("llm");
+        a.stats.as_map_mut().remove("llm");
+        b.stats.as_map_mut().remove("llm");
         assert_eq!(a, b, "seed {seed}");
     }
     assert!(chat.slept.lock().unwrap().is_empty(), "no attempt is left after a failure with max_retries = 0");
@@ -337,7 +341,7 @@ mod over_http {
         let mut team = vec!["utilitarian"; 3];
         team[seat] = spec.as_str();
         let ep = prepare_with("trio_3p?max_rounds=1", &team, transport.clone()).unwrap().play(seed, true);
-        let llm = &ep.record.stats["llm"][seat.to_string()];
+        let llm = &ep.record.stats.as_map()["llm"][seat.to_string()];
         let count = |k: &str| llm[k].as_u64().unwrap();
         assert_eq!([count("decisions"), count("calls"), count("transport_errors")], [3, 5, 1]);
         assert_eq!([count("invalid_outputs"), count("fallbacks")], [1, 0]);
@@ -369,7 +373,7 @@ mod over_http {
         let mut team = vec!["utilitarian"; 3];
         team[seat] = spec.as_str();
         let r = prepare_with("trio_3p?max_rounds=1", &team, transport.clone()).unwrap().play(seed, false).record;
-        let llm = &r.stats["llm"][seat.to_string()];
+        let llm = &r.stats.as_map()["llm"][seat.to_string()];
         assert_eq!((llm["decisions"].as_u64(), llm["fallbacks"].as_u64()), (Some(3), Some(3)));
         assert_eq!((llm["calls"].as_u64(), llm["transport_errors"].as_u64()), (Some(6), Some(6)));
         assert!(llm["latency_ms_max"].as_u64().unwrap() >= 150, "the hung calls waited for the timeout");

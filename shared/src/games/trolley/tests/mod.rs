@@ -8,13 +8,15 @@
 //! - `policies`: spec parsing and the scripted policies' draws (§10).
 //! - `answers`, `llm`: the `llm` policy (§11): answer mapping and prompts; whole episodes
 //!   against a stub transport and the local test server.
-//! - `episodes`: records, determinism, statistics, replays, buffers (§13).
+//! - `determinism`: the same job gives the same bytes, by the games' driver (§13).
+//! - `episodes`: records, statistics, replays, buffers (§13).
 //! - `golden`: the golden fixtures in `shared/tests/golden/trolley.csv`.
 //! - `props`: proptest invariants (§13's list).
 //! - `stats`: typed stats serialize like the map they read as.
 
 mod answers;
 mod arena;
+mod determinism;
 mod engine;
 mod episodes;
 mod errors;

@@ -108,7 +108,7 @@ fn debug_strings_parse_as_the_grammar() {
 fn noop_on_arena_holds_no_junction_and_ends_clips_ahead() {
     for seed in 1..=3 {
         let r = game("arena", &["noop"; 8]).play(seed, false).record;
-        assert_eq!(r.stats["junctions_time_avg"]["cogs"], 0.0);
+        assert_eq!(r.stats.as_map()["junctions_time_avg"]["cogs"], 0.0);
         assert_eq!(r.outcome, "clips_ahead");
         assert_eq!(r.team_reward, 0.0);
     }
@@ -117,7 +117,7 @@ fn noop_on_arena_holds_no_junction_and_ends_clips_ahead() {
 #[test]
 fn mode_occupancy_fractions_sum_to_one_per_role() {
     let r = game("arena?max_steps=300", &[PINKY8; 8]).play(3, false).record;
-    let occ = r.stats["mode_occupancy"].as_object().unwrap();
+    let occ = r.stats.as_map()["mode_occupancy"].as_object().unwrap();
     let mut steps = 0;
     for (_, v) in occ {
         let m = v.as_object().unwrap();
