@@ -18,6 +18,11 @@ use crate::sweep::Sweep;
 /// is finished by running it again, and a finished sweep stays done. With --watch, then watch
 /// it.
 ///
+/// Jobs are sized per cell: `episodes_per_job` from the file, else the game's default, except
+/// that a cell with `llm` seats defaults to 20 episodes per job shared by its model seats
+/// (⌈20 / k⌉ with k of them), so that its jobs spread over the fleet and each is a few minutes
+/// of model time (docs/sweeps.md, "Episodes per job").
+///
 /// Before publishing, each cell that collects records plays its first seeds (at most 200, about
 /// 0.05 s of play) to measure them: a sweep whose jobs' results would be over the server's max_payload (1 MB by
 /// default) is refused, naming the cells and the episodes_per_job that would fit.

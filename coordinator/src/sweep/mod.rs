@@ -25,7 +25,7 @@ mod parse;
 mod sizing;
 
 pub use class::{share_value, MAX_SHARE};
-pub use sizing::{default_episodes_per_job, summary_scale};
+pub use sizing::{default_episodes_per_job, summary_scale, LLM_SEAT_EPISODES_PER_JOB};
 
 /// A sweep file that does not parse or validate. Displays as `FILE:LINE: field: message`.
 #[derive(Debug, thiserror::Error)]

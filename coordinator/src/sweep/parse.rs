@@ -161,11 +161,13 @@ impl Cells<'_> {
                     format!("{what} is already in the sweep at line {first}: each (game, scenario, policy set) may appear once")
                 })?;
                 self.validate(game, scenario.get_ref(), &policy_set, (&sfield, scenario.span()), (&pfield, seats))?;
+                let episodes_per_job =
+                    cell_epj.unwrap_or_else(|| default_episodes_per_job(game, &spec, collect, &policy_set.seats));
                 self.cells.push(Cell {
                     game,
                     scenario: scenario.get_ref().clone(),
                     policy_set,
-                    episodes_per_job: cell_epj.unwrap_or_else(|| default_episodes_per_job(game, &spec, collect)),
+                    episodes_per_job,
                     explicit_episodes_per_job: cell_epj.is_some(),
                     collect,
                     paired: false,
@@ -220,8 +222,9 @@ impl Cells<'_> {
             let explicit = rc.episodes_per_job.or(self.sweep_epj);
             self.cells.push(Cell {
                 game: rc.game,
-                episodes_per_job: explicit
-                    .unwrap_or_else(|| default_episodes_per_job(rc.game, &spec, self.sweep_collect)),
+                episodes_per_job: explicit.unwrap_or_else(|| {
+                    default_episodes_per_job(rc.game, &spec, self.sweep_collect, &rc.policy_set.seats)
+                }),
                 scenario: rc.scenario,
                 policy_set: rc.policy_set,
                 explicit_episodes_per_job: explicit.is_some(),
