@@ -24,8 +24,9 @@ use crate::sweep::Sweep;
 /// of model time (docs/sweeps.md, "Episodes per job").
 ///
 /// Before publishing, each cell that collects records plays its first seeds (at most 200, about
-/// 0.05 s of play) to measure them: a sweep whose jobs' results would be over the server's max_payload (1 MB by
-/// default) is refused, naming the cells and the episodes_per_job that would fit.
+/// 0.05 s of play) to measure them: cells whose jobs' results will be over the server's max_payload (1 MB by
+/// default) get a warning naming the episodes_per_job that would fit one message; workers send
+/// such results in parts, so no job is refused for its size.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep file (TOML; see examples/).

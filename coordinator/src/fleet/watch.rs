@@ -33,6 +33,7 @@ use simfleet::topology::{result_subject, watch_consumer, SweepEntry, SweepStatus
 
 use super::dlq::DlqReader;
 use super::failures::{FailedJob, FailureLog};
+use super::large_result::{Arrival, Assembler};
 use super::Fleet;
 use crate::cell_table::{self, CellTable};
 use crate::records::RecordWriter;
@@ -292,6 +293,7 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
     let mut last_housekeeping = Instant::now() - HOUSEKEEPING_EVERY;
     let entry = fleet.entry(id).await?;
     let mut pause = Duration::from_millis(200);
+    let mut parts = Assembler::default();
     loop {
         let messages = match consumer(fleet, id).await {
             Ok(c) => c
@@ -338,12 +340,14 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
             pause = Duration::from_millis(200);
             // Only the ackers are kept: a result's payload is dropped as soon as it is written.
             let mut bytes = first.payload.len();
-            let mut batch = vec![handle(p, first)?];
-            while batch.len() < BATCH && bytes < PULL_BYTES {
+            let mut batch = handle(p, &mut parts, first)?;
+            let mut taken = 1;
+            while taken < BATCH && bytes < PULL_BYTES {
                 match tokio::time::timeout(Duration::from_millis(2), messages.next()).await {
                     Ok(Some(Ok(m))) => {
                         bytes += m.payload.len();
-                        batch.push(handle(p, m)?);
+                        taken += 1;
+                        batch.extend(handle(p, &mut parts, m)?);
                     }
                     _ => break,
                 }
@@ -363,15 +367,29 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
     }
 }
 
-/// Writes one result and returns what acknowledges it (once the batch is flushed).
-fn handle(p: &mut Progress<'_>, msg: async_nats::jetstream::Message) -> anyhow::Result<Acker> {
+/// Writes one result and returns what acknowledges it (once the batch is flushed): a result
+/// sent in parts is written when its head comes ([`Assembler`]).
+fn handle(
+    p: &mut Progress<'_>,
+    parts: &mut Assembler,
+    msg: async_nats::jetstream::Message,
+) -> anyhow::Result<Vec<Acker>> {
     let (msg, acker) = msg.split();
-    match simfleet::protocol::decode::<JobResult>(&msg.payload) {
-        Ok(result) if result.sweep == p.sweep.id => p.accept(result)?,
+    let (payload, mut ackers) = match parts.arrive(&msg, acker, |i| p.states.get(i as usize) == Some(&State::Pending)) {
+        Arrival::Result(payload, ackers) => (payload, ackers),
+        Arrival::Ack(ackers) => return Ok(ackers),
+        Arrival::Held => return Ok(Vec::new()),
+    };
+    match simfleet::protocol::decode::<JobResult>(&payload) {
+        Ok(result) if result.sweep == p.sweep.id => {
+            let index = result.index;
+            p.accept(result)?;
+            ackers.extend(parts.forget(index));
+        }
         Ok(result) => tracing::warn!(sweep = result.sweep, "a result of another sweep on this subject; skipped"),
         Err(e) => tracing::warn!(error = %e, "an undecodable message on the results subject; skipped"),
     }
-    Ok(acker)
+    Ok(ackers)
 }
 
 /// Stuck jobs from the DLQ, the KV counts, and whether the sweep was cancelled.
