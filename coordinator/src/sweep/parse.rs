@@ -8,7 +8,7 @@ use simfleet::protocol::{Collect, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::{GameKind, RunEnv, Spec};
 use toml::Spanned;
 
-use super::{class, default_episodes_per_job, line_of, Cell, Sweep, SweepError};
+use super::{class, default_episodes_per_job, line_of, Cell, Sweep, SweepError, DEFAULT_MAX_FALLBACK_SHARE};
 use crate::rank::section::RawRanking;
 
 #[derive(Deserialize)]
@@ -21,6 +21,10 @@ struct RawSweep {
     /// The class on a shared fleet (`class`).
     priority: Option<Spanned<String>>,
     share: Option<Spanned<i64>>,
+    /// The share of `llm` decisions that may fall back before the sweep counts as failed.
+    llm_max_fallback_share: Option<Spanned<f64>>,
+    /// The most model calls the sweep's jobs may make (`run`: no model job starts past it).
+    llm_max_calls: Option<Spanned<i64>>,
     #[serde(default)]
     cells: Vec<Spanned<RawCell>>,
     /// Ranking experiments, expanded after the cells (`crate::rank::section`).
@@ -249,6 +253,22 @@ impl Sweep {
         let sweep_collect = src.collect(&raw.collect, "collect".into())?.unwrap_or_default();
         let (priority, share) = class::parse(&raw.priority, &raw.share)
             .map_err(|(span, key, e)| src.err(Some(span), Some(key.into()), e))?;
+        let llm_max_fallback_share = match &raw.llm_max_fallback_share {
+            None => DEFAULT_MAX_FALLBACK_SHARE,
+            Some(v) if (0.0..=1.0).contains(v.get_ref()) => *v.get_ref(),
+            Some(v) => {
+                let message = format!("{} is not a share: 0 to 1 (0.05 = 5% of decisions)", v.get_ref());
+                return Err(src.err(Some(v.span()), Some("llm_max_fallback_share".into()), message));
+            }
+        };
+        let llm_max_calls = match &raw.llm_max_calls {
+            None => None,
+            Some(v) if *v.get_ref() >= 1 => Some(*v.get_ref() as u64),
+            Some(v) => {
+                let message = format!("{}: must be at least 1", v.get_ref());
+                return Err(src.err(Some(v.span()), Some("llm_max_calls".into()), message));
+            }
+        };
         if raw.cells.is_empty() && raw.rankings.is_empty() {
             return Err(src.err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
         }
@@ -270,6 +290,8 @@ impl Sweep {
             priority,
             share,
             class_given: false,
+            llm_max_fallback_share,
+            llm_max_calls,
         };
         sweep.expand();
         Ok(sweep)

@@ -1,0 +1,194 @@
+//! Model calls, failures and fallbacks per cell with `llm` seats, from the records' `llm` stat:
+//! what `run` and `watch` print after the summary table, and the check that makes a sweep whose
+//! model mostly failed exit 1 instead of passing off its scripted fallback as the model's play.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+use serde_json::Value;
+use simfleet::policy::is_llm_spec;
+use simfleet::protocol::Collect;
+
+use crate::records::Input;
+use crate::sweep::Sweep;
+
+/// One cell's model activity.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellCalls {
+    /// Episodes with an `llm` seat.
+    pub episodes: u64,
+    /// Decisions asked of the model.
+    pub decisions: u64,
+    /// Calls made.
+    pub calls: u64,
+    /// Calls that failed, by kind, with the first failure's detail.
+    pub failures: BTreeMap<String, (u64, String)>,
+    /// Decisions handed to the scripted fallback.
+    pub fallbacks: u64,
+    /// Prompt plus completion tokens.
+    pub tokens: u64,
+}
+
+impl CellCalls {
+    /// The share of decisions that fell back.
+    pub fn fallback_share(&self) -> f64 {
+        self.fallbacks as f64 / self.decisions.max(1) as f64
+    }
+
+    /// Failed calls.
+    pub fn failed(&self) -> u64 {
+        self.failures.values().map(|(n, _)| n).sum()
+    }
+
+    /// Adds one record's `llm` stat (seat → counters and exchanges).
+    fn add(&mut self, llm: &Value) {
+        let Some(seats) = llm.as_object() else { return };
+        self.episodes += 1;
+        for seat in seats.values() {
+            let n = |k: &str| seat[k].as_u64().unwrap_or(0);
+            self.decisions += n("decisions");
+            self.calls += n("calls");
+            self.fallbacks += n("fallbacks");
+            self.tokens += n("prompt_tokens") + n("completion_tokens");
+            for error in
+                seat["exchanges"].as_array().into_iter().flatten().map(|e| &e["error"]).filter(|e| !e.is_null())
+            {
+                let kind = error["kind"].as_str().unwrap_or("error").to_string();
+                let entry = self.failures.entry(kind).or_insert_with(|| (0, error.to_string()));
+                entry.0 += 1;
+            }
+        }
+    }
+}
+
+/// Every cell with `llm` seats of a results file, keyed by (game, scenario, policy set).
+#[derive(Debug, Default)]
+pub struct LlmTally {
+    /// The cells.
+    pub cells: BTreeMap<(String, String, String), CellCalls>,
+}
+
+impl LlmTally {
+    /// Reads the `llm` stat of every record of `out` (any results format).
+    pub fn of_file(out: &Path) -> anyhow::Result<LlmTally> {
+        let mut tally = LlmTally::default();
+        Input::file(out)?.for_each_row(|row| {
+            if let Some(llm) = row.stats.get("llm") {
+                let llm = match llm {
+                    // CSV and Parquet carry the stat as one JSON text.
+                    Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+                    other => other.clone(),
+                };
+                if llm.as_object().is_some_and(|m| !m.is_empty()) {
+                    let key = (row.game.clone(), row.scenario.clone(), row.policy_set.clone());
+                    tally.cells.entry(key).or_default().add(&llm);
+                }
+            }
+        })?;
+        Ok(tally)
+    }
+
+    /// All calls made.
+    pub fn calls(&self) -> u64 {
+        self.cells.values().map(|c| c.calls).sum()
+    }
+
+    /// The table printed after a sweep: per cell, calls, failed calls, decisions, fallbacks and
+    /// their share; empty without `llm` cells.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        if self.cells.is_empty() {
+            return out;
+        }
+        let _ = writeln!(out, "\nmodel calls per cell with llm seats:");
+        for ((game, scenario, set), c) in &self.cells {
+            let _ = writeln!(
+                out,
+                "  {game} {scenario} × {set}: {} calls, {} failed, {} decisions, {} fell back ({:.1}%), {} tokens",
+                c.calls,
+                c.failed(),
+                c.decisions,
+                c.fallbacks,
+                100.0 * c.fallback_share(),
+                c.tokens
+            );
+        }
+        out
+    }
+
+    /// Why the sweep fails, when some cell's decisions fell back more than `max_share`: each
+    /// such cell and its failures by kind, with the first error of each kind.
+    pub fn too_many_fallbacks(&self, max_share: f64) -> Option<String> {
+        let over: Vec<_> =
+            self.cells.iter().filter(|(_, c)| c.decisions > 0 && c.fallback_share() > max_share).collect();
+        if over.is_empty() {
+            return None;
+        }
+        let mut message = format!(
+            "{} cell(s) fell back to the scripted policy for more than {:.1}% of the model's decisions \
+             (llm_max_fallback_share in the sweep file):",
+            over.len(),
+            100.0 * max_share
+        );
+        for ((game, scenario, set), c) in over {
+            let _ = write!(
+                message,
+                "\n  {game} {scenario} × {set}: {} of {} decisions fell back ({:.1}%)",
+                c.fallbacks,
+                c.decisions,
+                100.0 * c.fallback_share()
+            );
+            for (kind, (n, first)) in &c.failures {
+                let _ = write!(message, "\n    {n} call(s) failed with {kind}, the first: {first}");
+            }
+        }
+        Some(message)
+    }
+}
+
+/// The model calls of a result's records.
+pub fn calls_of(result: &simfleet::JobResult) -> u64 {
+    let seats = result.records.iter().filter_map(|r| r.stats.get("llm").and_then(Value::as_object).cloned());
+    seats.flat_map(|m| m.into_iter().map(|(_, seat)| seat["calls"].as_u64().unwrap_or(0))).sum()
+}
+
+/// After a sweep wrote its records to `out`: prints the model calls of its records cells with
+/// `llm` seats, and returns `false` (the sweep failed) when a cell's decisions fell back more
+/// than the sweep's `llm_max_fallback_share`, saying which cells and why on stderr.
+pub fn check(sweep: &Sweep, out: &Path) -> anyhow::Result<bool> {
+    let llm_records =
+        sweep.cells.iter().any(|c| c.collect == Collect::Records && c.policy_set.seats.iter().any(|s| is_llm_spec(s)));
+    if !llm_records {
+        return Ok(true);
+    }
+    let tally = LlmTally::of_file(out)?;
+    print!("{}", tally.table());
+    match tally.too_many_fallbacks(sweep.llm_max_fallback_share) {
+        Some(why) => {
+            eprintln!("error: {why}");
+            Ok(false)
+        }
+        None => Ok(true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn counts_per_cell_and_names_the_cells_over_the_share() {
+        let mut c = CellCalls::default();
+        c.add(&json!({"0": {"decisions": 4, "calls": 6, "fallbacks": 1, "prompt_tokens": 10, "completion_tokens": 5,
+            "exchanges": [{"error": {"kind": "connect", "detail": "refused"}}, {"error": {"kind": "connect"}}, {"answer": "x"}]}}));
+        assert_eq!((c.episodes, c.decisions, c.calls, c.fallbacks, c.tokens, c.failed()), (1, 4, 6, 1, 15, 2));
+        let tally = LlmTally { cells: BTreeMap::from([(("deception".into(), "q".into(), "m".into()), c)]) };
+        assert!(tally.table().contains("6 calls, 2 failed, 4 decisions, 1 fell back (25.0%)"));
+        assert_eq!(tally.too_many_fallbacks(0.25), None, "at the share is not over it");
+        let why = tally.too_many_fallbacks(0.05).unwrap();
+        assert!(why.contains("deception q × m: 1 of 4") && why.contains("2 call(s) failed with connect"), "{why}");
+        assert!(why.contains("refused"), "{why}");
+    }
+}

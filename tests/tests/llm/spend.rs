@@ -1,0 +1,73 @@
+//! Knowing what the model did and capping it: a sweep whose model refuses every call exits 1
+//! naming the cells and the error (`run`, and `submit --watch` on a fleet), and `llm_max_calls`
+//! stops `run` from starting model jobs once the sweep's calls reach it, keeping what was
+//! played.
+
+use simfleet_tests::llm_server::{Behaviour, LlmServer};
+use simfleet_tests::NatsServer;
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sweep_whose_model_refuses_every_call_exits_1_naming_the_cells_and_the_error() {
+    // A port nobody listens on: every call is refused.
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}/v1", l.local_addr().unwrap())
+    };
+    let dir = Dir::with_sweep(&sweep("llm-dead", &dead, 3, "&max_retries=0"));
+    let out = dir.path("run.jsonl");
+    let run = coordinator(&["run", &dir.sweep(), "--out", out.to_str().unwrap(), "--quiet"], &[]).await;
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(records(&out).len(), 6, "every episode played (by the fallback) and kept");
+    assert!(stderr.contains("2 cell(s) fell back") && stderr.contains("more than 5.0%"), "{stderr}");
+    assert!(stderr.contains("deception quick_4p1i × llm_vs_heuristic"), "{stderr}");
+    assert!(stderr.contains("trolley trio_3p?max_rounds=1 × llm_and_persuadable"), "{stderr}");
+    assert!(stderr.contains("failed with connect"), "the error, by kind: {stderr}");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(stdout.contains("model calls per cell with llm seats") && stdout.contains("(100.0%)"), "{stdout}");
+
+    // The same on the fleet, through `submit --watch`.
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let _worker = worker(&url, 4, &[]);
+    let fleet_out = dir.path("fleet.jsonl");
+    let args = ["submit", &dir.sweep(), "--watch", "--out", fleet_out.to_str().unwrap(), "--quiet", "--nats-url", &url];
+    let watched = coordinator(&args, &[]).await;
+    let stderr = String::from_utf8_lossy(&watched.stderr);
+    assert_eq!(watched.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("2 cell(s) fell back") && stderr.contains("failed with connect"), "{stderr}");
+
+    // The knob: a sweep that accepts every decision falling back passes.
+    let lenient =
+        Dir::with_sweep(&format!("llm_max_fallback_share = 1.0\n{}", sweep("llm-dead", &dead, 3, "&max_retries=0")));
+    let out = lenient.path("run.jsonl");
+    assert_ok(&coordinator(&["run", &lenient.sweep(), "--out", out.to_str().unwrap(), "--quiet"], &[]).await);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn llm_max_calls_stops_run_within_one_job_and_keeps_what_was_played() {
+    let model = LlmServer::start(Behaviour::default());
+    let llm = format!("llm?model=stand-in&endpoint={}", model.endpoint());
+    let text = format!(
+        "name = \"llm-cap\"\nseeds = {{ start = 0, count = 20 }}\nepisodes_per_job = 2\nllm_max_calls = 10\n\n\
+         [[cells]]\ngame = \"deception\"\nscenarios = [\"quick_4p1i\"]\n[cells.policy_sets]\n\
+         capped = [{llm:?}, \"heuristic\", \"heuristic\", \"heuristic\"]\n"
+    );
+    let dir = Dir::with_sweep(&text);
+    let out = dir.path("run.jsonl");
+    let run =
+        coordinator(&["run", &dir.sweep(), "--out", out.to_str().unwrap(), "--quiet", "--threads", "1"], &[]).await;
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "jobs were left unplayed: {stdout}");
+    assert!(stdout.contains("llm_max_calls of 10 was reached"), "{stdout}");
+    let got = records(&out);
+    let calls = total(&got, "calls");
+    assert_eq!(calls, model.requests(), "every call made is in the records kept");
+    assert!(calls >= 10, "{calls} calls: the cap is reached before the run stops");
+    // One job of two episodes is the most that can start below the cap.
+    let per_job = got.chunks(2).map(|job| total(job, "calls")).max().unwrap();
+    assert!(calls < 10 + per_job, "{calls} calls, {per_job} at most per job");
+    assert!(got.len() < 20 && got.len() % 2 == 0, "{} records: whole jobs, not all of them", got.len());
+}
