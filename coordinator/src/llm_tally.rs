@@ -10,6 +10,9 @@ use serde_json::Value;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
 
+use simfleet::topology::{SweepEntry, SweepStatus};
+
+use crate::fleet::Fleet;
 use crate::records::Input;
 use crate::sweep::Sweep;
 
@@ -151,6 +154,26 @@ impl LlmTally {
 pub fn calls_of(result: &simfleet::JobResult) -> u64 {
     let seats = result.records.iter().filter_map(|r| r.stats.get("llm").and_then(Value::as_object).cloned());
     seats.flat_map(|m| m.into_iter().map(|(_, seat)| seat["calls"].as_u64().unwrap_or(0))).sum()
+}
+
+/// On the fleet, when the sweep's `llm_max_calls` is reached by `calls` (counted by `watch` from
+/// the results so far): marks the sweep `cancelled` in the KV bucket, so that every worker
+/// answers the jobs it has not started `cancelled` instead of playing them (queued jobs are not
+/// purged: each gets its answer, and a job already playing finishes and is kept). Returns why,
+/// once; `None` below the limit or without one.
+pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, calls: u64) -> anyhow::Result<Option<String>> {
+    let Some(max) = sweep.llm_max_calls.filter(|&max| calls >= max) else { return Ok(None) };
+    let entry = fleet.entry(&sweep.id).await?;
+    fleet
+        .modify_entry(&sweep.id, |stored| SweepEntry {
+            status: SweepStatus::Cancelled,
+            ..stored.unwrap_or_else(|| entry.clone())
+        })
+        .await?;
+    Ok(Some(format!(
+        "the sweep's llm_max_calls of {max} was reached ({calls} model calls made): its jobs not yet started are \
+         answered cancelled; every episode played is kept"
+    )))
 }
 
 /// After a sweep wrote its records to `out`: prints the model calls of its records cells with

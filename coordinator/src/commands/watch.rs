@@ -87,6 +87,9 @@ pub(super) async fn follow(
     if report.cancelled {
         println!("the sweep was cancelled");
     }
+    if let Some(why) = &report.llm_stopped {
+        println!("{why}");
+    }
     print_failures(&report.failures);
     if !report.failures.is_empty() {
         println!("(also in {})", fleet::failures::FailureLog::path_for(out).display());

@@ -3,6 +3,8 @@
 //! stops `run` from starting model jobs once the sweep's calls reach it, keeping what was
 //! played.
 
+use std::time::Duration;
+
 use simfleet_tests::llm_server::{Behaviour, LlmServer};
 use simfleet_tests::NatsServer;
 
@@ -70,4 +72,43 @@ async fn llm_max_calls_stops_run_within_one_job_and_keeps_what_was_played() {
     let per_job = got.chunks(2).map(|job| total(job, "calls")).max().unwrap();
     assert!(calls < 10 + per_job, "{calls} calls, {per_job} at most per job");
     assert!(got.len() < 20 && got.len() % 2 == 0, "{} records: whole jobs, not all of them", got.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_fleet_of_two_llm_max_calls_stops_the_sweep_and_its_jobs_spread_over_both() {
+    // A model answering in 0.3 s; 400 seeds of one llm seat and no episodes_per_job: 20 jobs.
+    let model = LlmServer::start(Behaviour { delay: Duration::from_millis(300), ..Behaviour::default() });
+    let llm = format!("llm?model=stand-in&endpoint={}", model.endpoint());
+    let text = format!(
+        "name = \"llm-fleet-cap\"\nseeds = {{ start = 0, count = 400 }}\nllm_max_calls = 500\n\n\
+         [[cells]]\ngame = \"deception\"\nscenarios = [\"quick_4p1i\"]\n[cells.policy_sets]\n\
+         capped = [{llm:?}, \"heuristic\", \"heuristic\", \"heuristic\"]\n"
+    );
+    let id = coordinator::sweep::Sweep::parse(&text, "cap.toml").unwrap().id;
+    let dir = Dir::with_sweep(&text);
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let _workers = [worker(&url, 10, &[]), worker(&url, 10, &[])];
+    let out = dir.path("fleet.jsonl");
+    let args = ["submit", &dir.sweep(), "--watch", "--out", out.to_str().unwrap(), "--quiet", "--nats-url", &url];
+    let watched = coordinator(&args, &[]).await;
+    let stdout = String::from_utf8_lossy(&watched.stdout);
+    assert_eq!(watched.status.code(), Some(1), "jobs were left unplayed: {stdout}");
+    assert!(stdout.contains("llm_max_calls of 500 was reached"), "{stdout}");
+    let got = records(&out);
+    let calls = total(&got, "calls");
+    assert_eq!(calls, model.requests(), "every call made is in the records kept");
+    assert!(calls >= 500 && got.len() < 400 && got.len() % 20 == 0, "{calls} calls, {} records", got.len());
+    let per_job = got.chunks(20).map(|job| total(job, "calls")).max().unwrap();
+    // Jobs a worker already holds are played (up to 2 × llm_concurrency episodes playing or
+    // waiting, plus its prefetch), and it reads the sweep's state at most 2 s old.
+    assert!(calls <= 500 + 8 * per_job, "{calls} calls, {per_job} at most per job");
+    eprintln!("llm_max_calls = 500 on two workers: {calls} calls made, {per_job} at most per job");
+    // Every job was answered (played, or cancelled once the cap was reached), and the played ones
+    // by both workers.
+    let (_client, js) = simfleet_tests::connect(&url).await;
+    let results = simfleet_tests::results::collect_results(&js, &id, 20, TIMEOUT).await;
+    let players: std::collections::BTreeSet<&str> =
+        results.values().filter(|r| r.error.is_none()).map(|r| r.worker.as_str()).collect();
+    assert_eq!(players.len(), 2, "both workers played: {players:?}");
 }
