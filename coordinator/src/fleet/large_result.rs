@@ -27,8 +27,11 @@ pub enum Arrival<A = Acker> {
 
 /// The parts read but not yet used, by job index and attempt.
 pub struct Assembler<A = Acker> {
-    held: HashMap<(u64, u64), Vec<Option<(Bytes, A)>>>,
+    held: HashMap<(u64, u64), Slots<A>>,
 }
+
+/// One attempt's parts so far, in order: each part's bytes and what acknowledges it.
+type Slots<A> = Vec<Option<(Bytes, A)>>;
 
 impl<A> Default for Assembler<A> {
     fn default() -> Self {

@@ -71,7 +71,7 @@ async fn llm_max_calls_stops_run_within_one_job_and_keeps_what_was_played() {
     // One job of two episodes is the most that can start below the cap.
     let per_job = got.chunks(2).map(|job| total(job, "calls")).max().unwrap();
     assert!(calls < 10 + per_job, "{calls} calls, {per_job} at most per job");
-    assert!(got.len() < 20 && got.len() % 2 == 0, "{} records: whole jobs, not all of them", got.len());
+    assert!(got.len() < 20 && got.len().is_multiple_of(2), "{} records: whole jobs, not all of them", got.len());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -98,7 +98,7 @@ async fn on_a_fleet_of_two_llm_max_calls_stops_the_sweep_and_its_jobs_spread_ove
     let got = records(&out);
     let calls = total(&got, "calls");
     assert_eq!(calls, model.requests(), "every call made is in the records kept");
-    assert!(calls >= 500 && got.len() < 400 && got.len() % 20 == 0, "{calls} calls, {} records", got.len());
+    assert!(calls >= 500 && got.len() < 400 && got.len().is_multiple_of(20), "{calls} calls, {} records", got.len());
     let per_job = got.chunks(20).map(|job| total(job, "calls")).max().unwrap();
     // Jobs a worker already holds are played (up to 2 × llm_concurrency episodes playing or
     // waiting, plus its prefetch), and it reads the sweep's state at most 2 s old.
