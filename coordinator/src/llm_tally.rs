@@ -9,6 +9,7 @@ use std::path::Path;
 use serde_json::Value;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
+use simfleet::GameKind;
 
 use simfleet::topology::{SweepEntry, SweepStatus};
 
@@ -150,6 +151,53 @@ impl LlmTally {
     }
 }
 
+/// Decisions one model seat makes per episode, about, by game and number of agents: measured
+/// with the scripted fallback deciding (20 seeds of each): deception 3.3 (`quick_4p1i`) and 4.8
+/// (`classic_5p1i`); trolley 7 (`trio_3p`) and 13 (`balanced_5p`), about 2.6 per agent.
+fn decisions_per_seat_episode(game: GameKind, agents: usize) -> f64 {
+    match game {
+        GameKind::Trolley => 2.6 * agents as f64,
+        _ => 5.0,
+    }
+}
+
+/// A seat spec's numeric parameter `key`, or `default`.
+fn param(spec: &str, key: &str, default: f64) -> f64 {
+    let query = spec.split_once('?').map_or("", |(_, q)| q);
+    query.split('&').find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok()).unwrap_or(default)
+}
+
+/// What `run` and `submit` print before playing: each cell with `llm` seats, its expected model
+/// calls (episodes × model seats × the game's decisions per seat and episode), the most calls
+/// if every attempt failed (`max_retries`), and the most completion tokens (`max_tokens`; prompts
+/// are rendered from the game's state, about 500–1,000 tokens a call). Empty without such cells.
+pub fn estimate(sweep: &Sweep) -> String {
+    let mut out = String::new();
+    for c in &sweep.cells {
+        let seats: Vec<&String> = c.policy_set.seats.iter().filter(|s| is_llm_spec(s)).collect();
+        if seats.is_empty() {
+            continue;
+        }
+        let per_seat = sweep.seeds.count as f64 * decisions_per_seat_episode(c.game, c.policy_set.seats.len());
+        let calls = per_seat * seats.len() as f64;
+        let most: f64 = seats.iter().map(|s| per_seat * (1.0 + param(s, "max_retries", 2.0))).sum();
+        let tokens: f64 =
+            seats.iter().map(|s| per_seat * (1.0 + param(s, "max_retries", 2.0)) * param(s, "max_tokens", 300.0)).sum();
+        let _ = writeln!(
+            out,
+            "{} {} × {}: expect ≈ {calls:.0} model calls ({most:.0} at most with every retry), at most {tokens:.0} completion tokens",
+            c.game, c.scenario, c.policy_set.name
+        );
+    }
+    if !out.is_empty() {
+        out.insert_str(0, "before playing, cells with llm seats:\n");
+        if let Some(max) = sweep.llm_max_calls {
+            let _ = writeln!(out, "llm_max_calls = {max} stops the sweep's model jobs there");
+        }
+    }
+    out
+}
+
 /// The model calls of a result's records.
 pub fn calls_of(result: &simfleet::JobResult) -> u64 {
     let seats = result.records.iter().filter_map(|r| r.stats.get("llm").and_then(Value::as_object).cloned());
@@ -200,6 +248,19 @@ pub fn check(sweep: &Sweep, out: &Path) -> anyhow::Result<bool> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_estimate_reads_the_seats_limits() {
+        let text = "name = \"e\"\nseeds = { start = 0, count = 10 }\n\n[[cells]]\ngame = \"trolley\"\n\
+            scenarios = [\"trio_3p\"]\n[cells.policy_sets]\n\
+            m = [\"llm?model=x&endpoint=http://127.0.0.1:9/v1&max_retries=1&max_tokens=100\", \"persuadable\", \"persuadable\"]\n";
+        let sweep = Sweep::parse(text, "e.toml").unwrap();
+        let e = estimate(&sweep);
+        assert!(
+            e.contains("trolley trio_3p × m: expect ≈ 78 model calls (156 at most with every retry), at most 15600"),
+            "{e}"
+        );
+    }
 
     #[test]
     fn counts_per_cell_and_names_the_cells_over_the_share() {

@@ -64,6 +64,10 @@ async fn llm_max_calls_stops_run_within_one_job_and_keeps_what_was_played() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert_eq!(run.status.code(), Some(1), "jobs were left unplayed: {stdout}");
     assert!(stdout.contains("llm_max_calls of 10 was reached"), "{stdout}");
+    // Before playing, the expected calls: 20 episodes × 1 seat × 5 decisions.
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(stderr.contains("deception quick_4p1i × capped: expect ≈ 100 model calls (300 at most"), "{stderr}");
+    assert!(stderr.contains("llm_max_calls = 10 stops the sweep's model jobs there"), "{stderr}");
     let got = records(&out);
     let calls = total(&got, "calls");
     assert_eq!(calls, model.requests(), "every call made is in the records kept");
