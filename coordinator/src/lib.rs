@@ -32,6 +32,7 @@ pub mod compare;
 pub mod embedded;
 pub mod fleet;
 pub mod llm;
+pub mod llm_tally;
 pub mod progress;
 pub mod rank;
 pub mod records;

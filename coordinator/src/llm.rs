@@ -14,6 +14,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -101,13 +102,36 @@ pub fn concurrency() -> usize {
         .unwrap_or(DEFAULT_CONCURRENCY)
 }
 
-/// Plays `job` as `coordinator run` does: concurrently when it has `llm` seats.
-pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
-    if has_llm_seats(job) {
-        run_job_concurrently(job, env, concurrency())
-    } else {
-        simfleet::run_job(job, env)
+/// The sweep's `llm_max_calls`, for `coordinator run` (one sweep per process).
+static CALL_LIMIT: OnceLock<u64> = OnceLock::new();
+/// Model calls made by the jobs `run` played so far.
+static CALLS_MADE: AtomicU64 = AtomicU64::new(0);
+
+/// Sets the sweep's `llm_max_calls` before `run` plays it: once the jobs played made that many
+/// calls, no further job with `llm` seats starts (jobs already playing finish).
+pub fn limit_calls(max: Option<u64>) {
+    if let Some(max) = max {
+        let _ = CALL_LIMIT.set(max);
     }
+}
+
+/// Plays `job` as `coordinator run` does: concurrently when it has `llm` seats, and not at all
+/// (a `cancelled` result saying why) when the sweep's `llm_max_calls` is reached.
+pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
+    if !has_llm_seats(job) {
+        return simfleet::run_job(job, env);
+    }
+    let made = CALLS_MADE.load(Ordering::SeqCst);
+    if let Some(&max) = CALL_LIMIT.get().filter(|&&max| made >= max) {
+        let error = simfleet::JobError::new(
+            simfleet::JobErrorKind::Cancelled,
+            format!("not played: the sweep's llm_max_calls of {max} was reached ({made} model calls made)"),
+        );
+        return JobResult::failed(&env.worker, job.sweep.clone(), job.index, Some(job), error);
+    }
+    let result = run_job_concurrently(job, env, concurrency());
+    CALLS_MADE.fetch_add(crate::llm_tally::calls_of(&result), Ordering::SeqCst);
+    result
 }
 
 /// What a recorded replay found.

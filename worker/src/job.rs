@@ -194,7 +194,8 @@ async fn answer(ctx: &JobContext, msg: &Message, result: &JobResult) {
     publish_then_ack(ctx, msg, Encoded::new(result)).await;
 }
 
-/// Publishes `result`, waits for the publish ack, then acknowledges the job: an ack for a
+/// Publishes `result` (in parts when it is over the server's `max_payload`:
+/// [`crate::large_result`]), waits for the publish ack, then acknowledges the job: an ack for a
 /// played job, a `Term` for an error. If the publish fails the job is given back.
 ///
 /// The acknowledgement is not confirmed (no `double_ack`): the result is stored by then, and an
@@ -205,9 +206,13 @@ async fn answer(ctx: &JobContext, msg: &Message, result: &JobResult) {
 /// overhead through the worker").
 async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: Encoded) {
     let Encoded { sweep, index, failed, payload } = result;
-    let mut headers = HeaderMap::new();
-    headers.insert(NATS_MESSAGE_ID, msg_id(&sweep, index).as_str());
+    let max_payload = ctx.js.client().server_info().max_payload;
     let published = async {
+        if crate::large_result::needs_parts(payload.len(), max_payload) {
+            return crate::large_result::publish(&ctx.js, &sweep, index, payload, max_payload).await;
+        }
+        let mut headers = HeaderMap::new();
+        headers.insert(NATS_MESSAGE_ID, msg_id(&sweep, index).as_str());
         let ack = ctx.js.publish_with_headers(result_subject(&sweep), headers, payload.into()).await?;
         ack.await.map_err(async_nats::Error::from)
     };

@@ -44,6 +44,7 @@ pub mod histograms;
 mod intake;
 mod job;
 pub mod job_metrics;
+mod large_result;
 pub mod llm_metrics;
 mod llm_pool;
 mod player;
@@ -105,7 +106,6 @@ pub async fn run(
     let play = player::PlayContext {
         env: env.clone(),
         metrics: Arc::clone(&metrics),
-        client: js.client(),
         #[cfg(feature = "bench-free-play")]
         free_play: free_play::FreePlay::from_env(),
     };

@@ -62,8 +62,6 @@ impl Encoded {
 pub(crate) struct PlayContext {
     pub(crate) env: RunEnv,
     pub(crate) metrics: Arc<JobMetrics>,
-    /// For the server's `max_payload`.
-    pub(crate) client: async_nats::Client,
     /// Bench-only free play ([`crate::free_play`], cargo feature `bench-free-play`), when on.
     #[cfg(feature = "bench-free-play")]
     pub(crate) free_play: Option<crate::free_play::FreePlay>,
@@ -302,10 +300,10 @@ impl JobSink {
     }
 }
 
-/// The answer to a played job: checked against the server's `max_payload`, logged, its metrics
-/// recorded (the tallies only when it played).
+/// The answer to a played job, logged and its metrics recorded (the tallies only when it
+/// played). Its size is no reason to refuse it: a result over the server's `max_payload` is
+/// published in parts ([`crate::large_result`]).
 fn answer(ctx: &PlayContext, job: &Job, result: JobResult, payload: Vec<u8>, tallies: Vec<JobTally>) -> Encoded {
-    let (result, payload) = fitting(ctx, job, result, payload);
     log_answer(job, &result);
     let tallies = if result.error.is_none() { tallies } else { Vec::new() };
     ctx.metrics.job_done(job, &result, tallies);
@@ -334,28 +332,4 @@ fn log_answer(job: &Job, result: &JobResult) {
         None => tracing::debug!(sweep = job.sweep, index = job.index, episodes = job.seeds.count, "{what}"),
         Some(e) => tracing::warn!(sweep = job.sweep, index = job.index, kind = %e.kind, error = %e, "job failed"),
     }
-}
-
-/// A played job's result and its encoding, `payload`, as they may be published. A result larger
-/// than the server's `max_payload` could never be published, and a NAK would only repeat the
-/// failure until the job dead-letters, so it is answered instead with a typed `invalid_job`
-/// naming `seeds.count`: the sweep asks for too many episodes per job.
-fn fitting(ctx: &PlayContext, job: &Job, result: JobResult, payload: Vec<u8>) -> (JobResult, Vec<u8>) {
-    let max = ctx.client.server_info().max_payload;
-    if payload.len() <= max || max == 0 {
-        return (result, payload);
-    }
-    let error = JobError::invalid(
-        "seeds.count",
-        job.seeds.count,
-        format!(
-            "the result is {} bytes, over the server's max_payload of {max} bytes; use fewer episodes per job",
-            payload.len()
-        ),
-    );
-    let mut failed = JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error);
-    failed.engine_version = result.engine_version;
-    failed.elapsed_seconds = result.elapsed_seconds;
-    let payload = failed.encode();
-    (failed, payload)
 }

@@ -99,26 +99,58 @@ impl Timing {
 }
 
 /// `POST /api/games`: every field optional. Present-but-null and absent differ only for the
-/// clocks (null = no deadline, absent = the default).
+/// clocks (null = no deadline, absent = the default); a null `default_decision` is the default.
 #[derive(Debug, Default, Deserialize)]
 pub struct CreateGameBody {
-    min_agents: Option<i64>,
-    max_agents: Option<i64>,
+    min_agents: Option<Whole>,
+    max_agents: Option<Whole>,
     minority_size: Option<Value>,
-    max_rounds: Option<i64>,
+    max_rounds: Option<Whole>,
     default_decision: Option<String>,
     seed: Option<Value>,
     #[serde(default, deserialize_with = "present")]
-    phase_deadline_seconds: Option<Option<i64>>,
+    phase_deadline_seconds: Option<Option<Whole>>,
     #[serde(default, deserialize_with = "present")]
-    decision_deadline_seconds: Option<Option<i64>>,
+    decision_deadline_seconds: Option<Option<Whole>>,
     #[serde(default, deserialize_with = "present")]
-    round_pause_seconds: Option<Option<i64>>,
+    round_pause_seconds: Option<Option<Whole>>,
 }
 
 /// Marks a field as present, so that `null` (`Some(None)`) differs from absent (`None`).
-fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<i64>>, D::Error> {
-    Option::<i64>::deserialize(d).map(Some)
+fn present<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Whole>>, D::Error> {
+    Option::<Whole>::deserialize(d).map(Some)
+}
+
+/// A JSON integer as JSON Schema counts them: `29262` and `29262.0` alike (a number whose
+/// fraction is zero). Values past `i64` saturate: every field's range is far inside it, so they
+/// are refused as out of range all the same. Any other number or type is a shape error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Whole(i64);
+
+impl<'de> Deserialize<'de> for Whole {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Whole, D::Error> {
+        let n = serde_json::Number::deserialize(d)?;
+        whole(&n).map(Whole).ok_or_else(|| serde::de::Error::custom(format!("expected an integer, got {n}")))
+    }
+}
+
+/// `n` as a whole number, saturated to `i64`; `None` if it has a fraction.
+fn whole(n: &serde_json::Number) -> Option<i64> {
+    if let Some(i) = n.as_i64() {
+        return Some(i);
+    }
+    if n.as_u64().is_some() {
+        return Some(i64::MAX);
+    }
+    // Float to int casts saturate in Rust.
+    n.as_f64().filter(|f| f.is_finite() && f.fract() == 0.0).map(|f| f as i64)
+}
+
+/// A seed given as a JSON number: `0..2^64`, a zero fraction allowed.
+fn seed_of(n: &serde_json::Number) -> Option<u64> {
+    // 2^64 as f64 is exact; every smaller integral f64 converts exactly.
+    const END: f64 = 18_446_744_073_709_551_616.0;
+    n.as_u64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0 && (0.0..END).contains(f)).map(|f| f as u64))
 }
 
 /// A create-game body, resolved.
@@ -152,7 +184,7 @@ impl CreateGameBody {
             Some(Value::String(s)) => {
                 return Err(invalid("minority_size", format!("{s:?}: must be balanced or a number")))
             }
-            Some(Value::Number(n)) => match n.as_i64() {
+            Some(Value::Number(n)) => match whole(&n) {
                 Some(m) => MinoritySize::Fixed(fit("minority_size", m)?),
                 None => return Err(invalid("minority_size", format!("{n}: must be a whole number"))),
             },
@@ -168,18 +200,26 @@ impl CreateGameBody {
                 .ok_or_else(|| invalid("default_decision", format!("{d:?}: must be save_majority or save_minority")))?,
         };
         let config = TrolleyConfig {
-            min_agents: self.min_agents.map_or(Ok(defaults.min_agents), |v| fit("min_agents", v))?,
-            max_agents: self.max_agents.map_or(Ok(defaults.max_agents), |v| fit("max_agents", v))?,
+            min_agents: self.min_agents.map_or(Ok(defaults.min_agents), |v| fit("min_agents", v.0))?,
+            max_agents: self.max_agents.map_or(Ok(defaults.max_agents), |v| fit("max_agents", v.0))?,
             minority_size,
-            max_rounds: self.max_rounds.map(|v| fit("max_rounds", v)).transpose()?,
+            max_rounds: self.max_rounds.map(|v| fit("max_rounds", v.0)).transpose()?,
             default_decision,
         };
         let seed = match self.seed {
             None | Some(Value::Null) => None,
-            Some(Value::Number(n)) => Some(n.as_u64().ok_or_else(|| invalid("seed", format!("{n}: must be 0..2^64")))?),
-            Some(Value::String(s)) => {
-                Some(s.parse().map_err(|_| invalid("seed", format!("{s:?}: must be a decimal number 0..2^64")))?)
+            Some(Value::Number(n)) => {
+                Some(seed_of(&n).ok_or_else(|| invalid("seed", format!("{n}: must be 0..2^64")))?)
             }
+            // Digits only: `str::parse` would also take a leading `+`, which the schema's pattern
+            // does not.
+            Some(Value::String(s)) => Some(
+                s.bytes()
+                    .all(|b| b.is_ascii_digit())
+                    .then(|| s.parse().ok())
+                    .flatten()
+                    .ok_or_else(|| invalid("seed", format!("{s:?}: must be a decimal number 0..2^64")))?,
+            ),
             Some(other) => {
                 return Err(TrolleyError::MalformedBody(format!(
                     "seed: expected an integer or a decimal string, got {other}"
@@ -216,14 +256,14 @@ impl CreateGameBody {
 /// means "at once" (§12).
 fn wait(
     field: &'static str,
-    value: Option<Option<i64>>,
+    value: Option<Option<Whole>>,
     default: Option<u64>,
     min: u64,
 ) -> Result<Option<u64>, TrolleyError> {
     match value {
         None => Ok(default),
         Some(None) => Ok(None),
-        Some(Some(v)) => match u64::try_from(v) {
+        Some(Some(Whole(v))) => match u64::try_from(v) {
             Ok(s) if (min..=MAX_WAIT_SECONDS).contains(&s) => Ok(Some(s)),
             _ => Err(invalid(field, format!("must be null or {min}..={MAX_WAIT_SECONDS} seconds, got {v}"))),
         },
@@ -271,5 +311,23 @@ mod tests {
         assert_eq!(kind(r#"{"default_decision": "save_all"}"#), "invalid_config");
         assert_eq!(kind(r#"{"phase_deadline_seconds": 0}"#), "invalid_config");
         assert_eq!(kind(r#"{"round_pause_seconds": -1}"#), "invalid_config");
+        assert_eq!(kind(r#"{"seed": "+5"}"#), "invalid_config");
+        assert_eq!(kind(r#"{"seed": 18446744073709551616}"#), "invalid_config");
+        assert_eq!(kind(r#"{"round_pause_seconds": 1e300}"#), "invalid_config");
+    }
+
+    #[test]
+    fn integers_may_be_written_with_a_zero_fraction_and_null_means_the_default() {
+        let g = create(
+            r#"{"round_pause_seconds": 29262.0, "min_agents": 6.0, "minority_size": 2.0, "seed": 1e3,
+                "max_rounds": 2e0, "default_decision": null}"#,
+        )
+        .unwrap();
+        assert_eq!(g.timing.round_pause_seconds, Some(29262));
+        assert_eq!(g.config.min_agents, 6);
+        assert_eq!(g.config.minority_size, MinoritySize::Fixed(2));
+        assert_eq!(g.config.max_rounds, Some(2));
+        assert_eq!(g.seed, Some(1000));
+        assert_eq!(g.config.default_decision, TrolleyConfig::default().default_decision);
     }
 }

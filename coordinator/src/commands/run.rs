@@ -29,11 +29,18 @@ pub struct Args {
     quiet: bool,
 }
 
-/// Plays the sweep; exit code 1 when a job failed.
+/// Plays the sweep; exit code 1 when a job failed, or when more of a cell's `llm` decisions fell
+/// back to the scripted policy than the sweep's `llm_max_fallback_share` (default 5%).
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let text = std::fs::read_to_string(&args.sweep)
+        .map_err(|e| anyhow::anyhow!("cannot read the sweep file {}: {e}", args.sweep.display()))?;
+    let sweep = crate::sweep::Sweep::parse(&text, &args.sweep.display().to_string())?.with_collect(args.collect);
+    crate::llm::limit_calls(sweep.llm_max_calls);
+    eprint!("{}", crate::llm_tally::estimate(&sweep));
     let report = embedded::play(&args.sweep, &args.out, args.threads, !args.quiet, args.collect)?;
     print_report(&report, &args.out);
-    Ok(if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    let models_ok = crate::llm_tally::check(&sweep, &args.out)?;
+    Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 /// Prints a run's summary, failures and throughput to stdout.

@@ -18,9 +18,18 @@ use crate::sweep::Sweep;
 /// is finished by running it again, and a finished sweep stays done. With --watch, then watch
 /// it.
 ///
+/// Jobs are sized per cell: `episodes_per_job` from the file, else the game's default, except
+/// that a cell with `llm` seats defaults to 20 episodes per job shared by its model seats
+/// (⌈20 / k⌉ with k of them), so that its jobs spread over the fleet and each is a few minutes
+/// of model time (docs/sweeps.md, "Episodes per job"). Before publishing, each cell with `llm`
+/// seats is printed with its expected model calls and most completion tokens; the sweep keys
+/// `llm_max_calls` (stop the sweep's jobs once reached, watched by --watch) and
+/// `llm_max_fallback_share` (default 0.05: exit 1 above it) are in docs/llm.md.
+///
 /// Before publishing, each cell that collects records plays its first seeds (at most 200, about
-/// 0.05 s of play) to measure them: a sweep whose jobs' results would be over the server's max_payload (1 MB by
-/// default) is refused, naming the cells and the episodes_per_job that would fit.
+/// 0.05 s of play) to measure them: cells whose jobs' results will be over the server's max_payload (1 MB by
+/// default) get a warning naming the episodes_per_job that would fit one message; workers send
+/// such results in parts, so no job is refused for its size.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep file (TOML; see examples/).
@@ -85,6 +94,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         // Another process writing --out would stop the watch: say so before publishing.
         drop(fleet::output_lock::OutputLock::acquire(out)?);
     }
+    eprint!("{}", crate::llm_tally::estimate(&sweep));
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
         let jobs_bar = progress::publish_bar(progress, sweep.job_count());

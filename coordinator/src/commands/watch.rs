@@ -91,9 +91,16 @@ pub(super) async fn follow(
     if report.cancelled {
         println!("the sweep was cancelled");
     }
+    if let Some(why) = &report.llm_stopped {
+        println!("{why}");
+    }
     print_failures(&report.failures);
     if !report.failures.is_empty() {
         println!("(also in {})", fleet::failures::FailureLog::path_for(out).display());
     }
-    Ok(if report.failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    // Model calls, failures and fallbacks of the cells with `llm` seats; too many fallbacks fail.
+    let entry = fleet.entry(id).await?;
+    let sweep = crate::sweep::Sweep::parse(&entry.definition, id)?.with_collect(entry.collect);
+    let models_ok = crate::llm_tally::check(&sweep, out)?;
+    Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -28,6 +28,7 @@ use simfleet::topology::SweepEntry;
 pub mod cancel;
 pub mod dlq;
 pub mod failures;
+pub mod large_result;
 pub mod metrics;
 pub mod output_lock;
 pub mod payload;

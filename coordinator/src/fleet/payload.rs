@@ -1,15 +1,15 @@
 //! Before a sweep is published: would each job's result fit in one NATS message?
 //!
 //! A records-mode result carries every episode's record, so its size is episodes per job ×
-//! bytes per record, and a result over the server's `max_payload` can never be published: the
-//! worker plays the job and then answers `invalid_job` (`seeds.count`), the core-hours spent for
-//! nothing. nats-server's default `max_payload` is 1 MB, and at the default job sizes some games'
+//! bytes per record, and a result over the server's `max_payload` cannot go in one message: the
+//! worker sends it in parts, more messages for `watch` to put back together. nats-server's default `max_payload` is 1 MB, and at the default job sizes some games'
 //! results are about that (deception `classic_5p1i`, 2,000 episodes: ≈ 1.0 MB) or over it
 //! (trolley `trio_3p`, 2,777 episodes: ≈ 1.9 MB); deploy/'s servers allow 8 MB. So `submit`
 //! measures each records cell before publishing: it plays the cell's first seeds (at most
 //! [`PROBE_EPISODES`], and about [`PROBE_SECONDS`] of play), encodes them as a worker would,
-//! scales the bytes to the cell's episodes per job, and refuses the sweep, naming the cell and
-//! the episodes per job that would fit, when a job's result would be over the limit. Summary
+//! scales the bytes to the cell's episodes per job, and warns, naming the cell and the episodes
+//! per job that would fit one message, when a job's result would be over the limit: the worker
+//! sends such a result in parts ([`simfleet::nats::result_parts`]), so nothing is refused. Summary
 //! cells send one small aggregate per job; cells with `llm` seats are not probed (playing them
 //! would call the model).
 
@@ -93,17 +93,19 @@ fn bytes_per_episode(mut job: Job, episodes_per_job: u64) -> Option<f64> {
     Some(result.encode().len() as f64 / count as f64)
 }
 
-/// The error `submit` gives for [`oversized`] cells: each cell, its estimate and the episodes
-/// per job that would fit, and the two other ways out.
-pub fn refusal(over: &[Oversized], max_payload: usize) -> anyhow::Error {
+/// The warning `submit` gives for [`oversized`] cells: each cell, its estimate and the episodes
+/// per job that would fit in one message. Such results still arrive: the worker sends them in
+/// parts ([`simfleet::nats::result_parts`]), at the cost of more messages and of `watch` holding
+/// a job's parts in memory until its last one.
+pub fn warning(over: &[Oversized], max_payload: usize) -> String {
     let mut message = format!(
-        "{} cell(s) of this sweep would have results over the NATS server's max_payload of {max_payload} bytes, \
-         which workers cannot publish (they would play each job and answer invalid_job):",
+        "warning: {} cell(s) of this sweep will have results over the NATS server's max_payload of {max_payload} bytes; \
+         workers send each such result in parts:",
         over.len()
     );
     for o in over {
         message.push_str(&format!(
-            "\n  cell {} ({}): {} episodes per job ≈ {} bytes of records; episodes_per_job = {} would fit",
+            "\n  cell {} ({}): {} episodes per job ≈ {} bytes of records; episodes_per_job = {} would fit one message",
             o.cell + 1,
             o.label,
             o.episodes_per_job,
@@ -111,12 +113,7 @@ pub fn refusal(over: &[Oversized], max_payload: usize) -> anyhow::Error {
             o.fitting
         ));
     }
-    message.push_str(
-        "\nSet episodes_per_job in the sweep file (at the top or in the cell), collect summaries \
-         (collect = \"summary\" or --collect summary), or raise max_payload in the server's config \
-         (deploy/k8s/base/nats.conf sets 8MB). Nothing was published.",
-    );
-    anyhow::anyhow!(message)
+    message
 }
 
 #[cfg(test)]
@@ -143,8 +140,8 @@ mod tests {
         let per_episode = o.estimate as f64 / 2777.0;
         assert!(o.fitting as f64 * per_episode <= HEADROOM * f64::from(1 << 20));
         assert!((o.fitting + 2) as f64 * per_episode > HEADROOM * f64::from(1 << 20));
-        let message = refusal(&over, 1 << 20).to_string();
-        assert!(message.contains("episodes_per_job = ") && message.contains("Nothing was published."), "{message}");
+        let message = warning(&over, 1 << 20);
+        assert!(message.contains("episodes_per_job = ") && message.contains("in parts"), "{message}");
     }
 
     #[test]

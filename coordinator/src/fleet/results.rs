@@ -12,6 +12,7 @@ use simfleet::topology::result_subject;
 use simfleet::GameKind;
 
 use super::failures::FailedJob;
+use super::large_result::{Arrival, Assembler};
 use super::{scan, Fleet};
 use crate::cell_table::CellTable;
 use crate::records::RecordWriter;
@@ -50,11 +51,17 @@ pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> a
     let mut seen = BTreeSet::new();
     let mut failed: Option<anyhow::Error> = None;
     let mut table = sweep.as_ref().filter(|s| s.collects_summaries()).map(CellTable::new);
+    // Results sent in parts are put back together first; nothing is acknowledged here.
+    let mut parts = Assembler::<()>::default();
     scan::for_each_header(&fleet.topology.results, &result_subject(id), false, |msg| {
         if failed.is_some() {
             return;
         }
-        let result: JobResult = match simfleet::protocol::decode(&msg.payload) {
+        let payload = match parts.arrive(msg, (), |i| !seen.contains(&i)) {
+            Arrival::Result(payload, _) => payload,
+            Arrival::Ack(_) | Arrival::Held => return,
+        };
+        let result: JobResult = match simfleet::protocol::decode(&payload) {
             Ok(r) => r,
             Err(e) => {
                 tracing::warn!(error = %e, "an undecodable message on the results subject; skipped");

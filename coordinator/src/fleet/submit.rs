@@ -95,13 +95,13 @@ pub async fn submit_with(
     mode: Mode,
     bar: &ProgressBar,
 ) -> anyhow::Result<SubmitReport> {
-    // Results that could never be published: refuse before a job goes out. Playing the probes
-    // blocks this task for a moment (tenths of a second for most sweeps), before anything else
-    // runs on the connection.
+    // Results over one message: said before a job goes out (they arrive in parts). Playing the
+    // probes blocks this task for a moment (tenths of a second for most sweeps), before anything
+    // else runs on the connection.
     let max_payload = fleet.js.client().server_info().max_payload;
     let over = payload::oversized(sweep, max_payload);
     if !over.is_empty() {
-        return Err(payload::refusal(&over, max_payload));
+        bar.suspend(|| eprintln!("{}", payload::warning(&over, max_payload)));
     }
     // Jobs published by attempts an outage interrupted: the next attempt finds them published.
     let mut earlier = 0;

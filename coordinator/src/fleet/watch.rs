@@ -33,6 +33,7 @@ use simfleet::topology::{result_subject, watch_consumer, SweepEntry, SweepStatus
 
 use super::dlq::DlqReader;
 use super::failures::{FailedJob, FailureLog};
+use super::large_result::{Arrival, Assembler};
 use super::Fleet;
 use crate::cell_table::{self, CellTable};
 use crate::records::RecordWriter;
@@ -72,6 +73,8 @@ pub struct WatchReport {
     pub duplicates: u64,
     /// Whether the sweep was cancelled.
     pub cancelled: bool,
+    /// Why the sweep stopped handing out jobs, when its `llm_max_calls` was reached.
+    pub llm_stopped: Option<String>,
     /// The summary of every record in the file, when this run wrote them all (a resumed run
     /// leaves it to a read of the file).
     pub summary: Option<crate::summary::Summary>,
@@ -100,6 +103,9 @@ struct Progress<'a> {
     episodes: u64,
     duplicates: u64,
     summary: crate::summary::Summary,
+    /// Model calls of the results so far, and why the sweep was stopped at `llm_max_calls`.
+    llm_calls: u64,
+    llm_stopped: Option<String>,
 }
 
 impl Progress<'_> {
@@ -137,6 +143,7 @@ impl Progress<'_> {
         if let Some(e) = &result.error {
             return self.fail(FailedJob { job: result.index, kind: e.kind.as_str().to_string(), error: e.to_string() });
         }
+        self.llm_calls += crate::llm_tally::calls_of(&result);
         let records_cell = self.sweep.cell_of(result.index).is_some_and(|c| c.collect == Collect::Records);
         match self.table.as_mut() {
             Some(table) => table.accept(&self.sweep, &result)?,
@@ -219,6 +226,8 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         episodes: 0,
         duplicates: 0,
         summary: crate::summary::Summary::default(),
+        llm_calls: 0,
+        llm_stopped: None,
     };
     let already: u64 =
         (0..p.sweep.job_count()).filter(|&i| p.states[i as usize] != State::Pending).map(|i| p.episodes_of(i)).sum();
@@ -238,7 +247,9 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         update_entry(fleet, &now, &p, true).await;
     }
     bar.finish_and_clear();
-    let Progress { sweep, done, writer, records_written, episodes, duplicates, mut summary, table, .. } = p;
+    let Progress {
+        sweep, done, writer, records_written, episodes, duplicates, mut summary, table, llm_stopped, ..
+    } = p;
     // Completes the file (a Parquet file needs its footer).
     writer.finish()?;
     let mut cells = None;
@@ -263,6 +274,7 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         cells,
         duplicates,
         cancelled,
+        llm_stopped,
         summary: (resumed_jobs == 0).then_some(summary),
         elapsed: started.elapsed(),
     })
@@ -292,6 +304,7 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
     let mut last_housekeeping = Instant::now() - HOUSEKEEPING_EVERY;
     let entry = fleet.entry(id).await?;
     let mut pause = Duration::from_millis(200);
+    let mut parts = Assembler::default();
     loop {
         let messages = match consumer(fleet, id).await {
             Ok(c) => c
@@ -338,12 +351,14 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
             pause = Duration::from_millis(200);
             // Only the ackers are kept: a result's payload is dropped as soon as it is written.
             let mut bytes = first.payload.len();
-            let mut batch = vec![handle(p, first)?];
-            while batch.len() < BATCH && bytes < PULL_BYTES {
+            let mut batch = handle(p, &mut parts, first)?;
+            let mut taken = 1;
+            while taken < BATCH && bytes < PULL_BYTES {
                 match tokio::time::timeout(Duration::from_millis(2), messages.next()).await {
                     Ok(Some(Ok(m))) => {
                         bytes += m.payload.len();
-                        batch.push(handle(p, m)?);
+                        taken += 1;
+                        batch.extend(handle(p, &mut parts, m)?);
                     }
                     _ => break,
                 }
@@ -354,6 +369,9 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
                     tracing::warn!(error = %e, "acknowledging a result failed; it will come again and be deduplicated");
                 }
             }
+            if p.llm_stopped.is_none() {
+                p.llm_stopped = crate::llm_tally::stop_at_limit(fleet, &p.sweep, p.llm_calls).await?;
+            }
             if p.finished() {
                 return Ok(false);
             }
@@ -363,15 +381,29 @@ async fn collect(fleet: &Fleet, id: &str, p: &mut Progress<'_>) -> anyhow::Resul
     }
 }
 
-/// Writes one result and returns what acknowledges it (once the batch is flushed).
-fn handle(p: &mut Progress<'_>, msg: async_nats::jetstream::Message) -> anyhow::Result<Acker> {
+/// Writes one result and returns what acknowledges it (once the batch is flushed): a result
+/// sent in parts is written when its head comes ([`Assembler`]).
+fn handle(
+    p: &mut Progress<'_>,
+    parts: &mut Assembler,
+    msg: async_nats::jetstream::Message,
+) -> anyhow::Result<Vec<Acker>> {
     let (msg, acker) = msg.split();
-    match simfleet::protocol::decode::<JobResult>(&msg.payload) {
-        Ok(result) if result.sweep == p.sweep.id => p.accept(result)?,
+    let (payload, mut ackers) = match parts.arrive(&msg, acker, |i| p.states.get(i as usize) == Some(&State::Pending)) {
+        Arrival::Result(payload, ackers) => (payload, ackers),
+        Arrival::Ack(ackers) => return Ok(ackers),
+        Arrival::Held => return Ok(Vec::new()),
+    };
+    match simfleet::protocol::decode::<JobResult>(&payload) {
+        Ok(result) if result.sweep == p.sweep.id => {
+            let index = result.index;
+            p.accept(result)?;
+            ackers.extend(parts.forget(index));
+        }
         Ok(result) => tracing::warn!(sweep = result.sweep, "a result of another sweep on this subject; skipped"),
         Err(e) => tracing::warn!(error = %e, "an undecodable message on the results subject; skipped"),
     }
-    Ok(acker)
+    Ok(ackers)
 }
 
 /// Stuck jobs from the DLQ, the KV counts, and whether the sweep was cancelled.
@@ -393,7 +425,8 @@ async fn housekeeping(
     }
     p.flush()?;
     let now = fleet.entry(&entry.id).await?;
-    if now.status == SweepStatus::Cancelled {
+    // Stopped at llm_max_calls: the workers answer every job, so the watch waits for them all.
+    if now.status == SweepStatus::Cancelled && p.llm_stopped.is_none() {
         let pending: Vec<u64> = (0..p.sweep.job_count()).filter(|&i| p.states[i as usize] == State::Pending).collect();
         for job in pending {
             p.fail(FailedJob { job, kind: "cancelled".into(), error: "the sweep was cancelled".into() })?;

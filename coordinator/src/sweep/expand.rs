@@ -48,7 +48,7 @@ impl Sweep {
                 if !c.explicit_episodes_per_job {
                     // The scenario parsed when the file was read.
                     let spec = Spec::parse(&c.scenario).expect("a validated scenario parses");
-                    c.episodes_per_job = default_episodes_per_job(c.game, &spec, collect);
+                    c.episodes_per_job = default_episodes_per_job(c.game, &spec, collect, &c.policy_set.seats);
                 }
             }
             self.expand();

@@ -26,7 +26,7 @@ mod sizing;
 mod stopping;
 
 pub use class::{share_value, MAX_SHARE};
-pub use sizing::{default_episodes_per_job, summary_scale};
+pub use sizing::{default_episodes_per_job, summary_scale, LLM_SEAT_EPISODES_PER_JOB};
 
 /// A sweep file that does not parse or validate. Displays as `FILE:LINE: field: message`.
 #[derive(Debug, thiserror::Error)]
@@ -86,7 +86,19 @@ pub struct Sweep {
     /// Whether `submit --priority/--share` set the class: a resubmission then changes it.
     #[serde(skip)]
     pub class_given: bool,
+    /// `llm_max_fallback_share`: above this share of a cell's `llm` decisions falling back, the
+    /// sweep exits 1 ([`DEFAULT_MAX_FALLBACK_SHARE`] unless the file says); not part of the id.
+    #[serde(skip)]
+    pub llm_max_fallback_share: f64,
+    /// `llm_max_calls`: no job with `llm` seats starts once the sweep's jobs made this many model
+    /// calls; not part of the id.
+    #[serde(skip)]
+    pub llm_max_calls: Option<u64>,
 }
+
+/// The share of a cell's `llm` decisions that may fall back to the scripted policy before the
+/// sweep counts as failed: 5%.
+pub const DEFAULT_MAX_FALLBACK_SHARE: f64 = 0.05;
 
 /// One (game, scenario, policy set) of a sweep.
 #[derive(Clone, Debug, PartialEq, Serialize)]

@@ -8,7 +8,7 @@ use simfleet::protocol::{Collect, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::{GameKind, RunEnv, Spec};
 use toml::Spanned;
 
-use super::{class, default_episodes_per_job, line_of, Cell, Sweep, SweepError};
+use super::{class, default_episodes_per_job, line_of, Cell, Sweep, SweepError, DEFAULT_MAX_FALLBACK_SHARE};
 use crate::rank::section::RawRanking;
 use crate::stop::config::RawStop;
 
@@ -22,6 +22,10 @@ struct RawSweep {
     /// The class on a shared fleet (`class`).
     priority: Option<Spanned<String>>,
     share: Option<Spanned<i64>>,
+    /// The share of `llm` decisions that may fall back before the sweep counts as failed.
+    llm_max_fallback_share: Option<Spanned<f64>>,
+    /// The most model calls the sweep's jobs may make (`run`: no model job starts past it).
+    llm_max_calls: Option<Spanned<i64>>,
     #[serde(default)]
     cells: Vec<Spanned<RawCell>>,
     /// Ranking experiments, expanded after the cells (`crate::rank::section`).
@@ -164,11 +168,13 @@ impl Cells<'_> {
                     format!("{what} is already in the sweep at line {first}: each (game, scenario, policy set) may appear once")
                 })?;
                 self.validate(game, scenario.get_ref(), &policy_set, (&sfield, scenario.span()), (&pfield, seats))?;
+                let episodes_per_job =
+                    cell_epj.unwrap_or_else(|| default_episodes_per_job(game, &spec, collect, &policy_set.seats));
                 self.cells.push(Cell {
                     game,
                     scenario: scenario.get_ref().clone(),
                     policy_set,
-                    episodes_per_job: cell_epj.unwrap_or_else(|| default_episodes_per_job(game, &spec, collect)),
+                    episodes_per_job,
                     explicit_episodes_per_job: cell_epj.is_some(),
                     collect,
                     paired: false,
@@ -223,8 +229,9 @@ impl Cells<'_> {
             let explicit = rc.episodes_per_job.or(self.sweep_epj);
             self.cells.push(Cell {
                 game: rc.game,
-                episodes_per_job: explicit
-                    .unwrap_or_else(|| default_episodes_per_job(rc.game, &spec, self.sweep_collect)),
+                episodes_per_job: explicit.unwrap_or_else(|| {
+                    default_episodes_per_job(rc.game, &spec, self.sweep_collect, &rc.policy_set.seats)
+                }),
                 scenario: rc.scenario,
                 policy_set: rc.policy_set,
                 explicit_episodes_per_job: explicit.is_some(),
@@ -249,6 +256,22 @@ impl Sweep {
         let sweep_collect = src.collect(&raw.collect, "collect".into())?.unwrap_or_default();
         let (priority, share) = class::parse(&raw.priority, &raw.share)
             .map_err(|(span, key, e)| src.err(Some(span), Some(key.into()), e))?;
+        let llm_max_fallback_share = match &raw.llm_max_fallback_share {
+            None => DEFAULT_MAX_FALLBACK_SHARE,
+            Some(v) if (0.0..=1.0).contains(v.get_ref()) => *v.get_ref(),
+            Some(v) => {
+                let message = format!("{} is not a share: 0 to 1 (0.05 = 5% of decisions)", v.get_ref());
+                return Err(src.err(Some(v.span()), Some("llm_max_fallback_share".into()), message));
+            }
+        };
+        let llm_max_calls = match &raw.llm_max_calls {
+            None => None,
+            Some(v) if *v.get_ref() >= 1 => Some(*v.get_ref() as u64),
+            Some(v) => {
+                let message = format!("{}: must be at least 1", v.get_ref());
+                return Err(src.err(Some(v.span()), Some("llm_max_calls".into()), message));
+            }
+        };
         if raw.cells.is_empty() && raw.rankings.is_empty() {
             return Err(src.err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
         }
@@ -281,6 +304,8 @@ impl Sweep {
             priority,
             share,
             class_given: false,
+            llm_max_fallback_share,
+            llm_max_calls,
         };
         sweep.expand();
         Ok(sweep)

@@ -252,3 +252,30 @@ fn a_stop_table_the_cells_contradict_names_file_line_and_field() {
     assert_eq!((e.line, e.field.as_deref()), (Some(9), Some("stop.metric")));
     assert!(e.message.contains("trolley has no win outcome"), "{e}");
 }
+
+#[test]
+fn cells_with_llm_seats_size_themselves_into_many_jobs() {
+    let llm = "llm?model=m&endpoint=http://127.0.0.1:9/v1";
+    let sweep = |seats: &str, extra: &str| {
+        format!(
+            "name = \"llm\"\nseeds = {{ start = 0, count = 600 }}\n{extra}\n[[cells]]\ngame = \"deception\"\n\
+             scenarios = [\"classic_5p1i\"]\n[cells.policy_sets]\nmodel = [{seats}]\n"
+        )
+    };
+    let one = format!("{llm:?}, \"heuristic\", \"heuristic\", \"heuristic\", \"heuristic\"");
+    let s = Sweep::parse(&sweep(&one, ""), "one.toml").unwrap();
+    assert_eq!(s.cells[0].episodes_per_job, LLM_SEAT_EPISODES_PER_JOB);
+    assert_eq!(s.job_count(), 600 / LLM_SEAT_EPISODES_PER_JOB, "600 episodes in jobs of 20, not one job of 2000");
+    assert!(s.job_count() > 10);
+    // Summaries do not change a job's model time.
+    let summary = s.clone().with_collect(Some(Collect::Summary));
+    assert_eq!(summary.job_count(), s.job_count());
+    // Three model seats share the 20 seat-episodes; a size in the file still wins.
+    let three = format!("{llm:?}, {llm:?}, {llm:?}, \"heuristic\", \"heuristic\"");
+    assert_eq!(Sweep::parse(&sweep(&three, ""), "three.toml").unwrap().cells[0].episodes_per_job, 7);
+    let explicit = Sweep::parse(&sweep(&one, "episodes_per_job = 600"), "x.toml").unwrap();
+    assert_eq!(explicit.job_count(), 1);
+    // Scripted seats keep the game's default.
+    let scripted = sweep("\"heuristic\", \"heuristic\", \"heuristic\", \"heuristic\", \"heuristic\"", "");
+    assert_eq!(Sweep::parse(&scripted, "s.toml").unwrap().job_count(), 1);
+}

@@ -26,6 +26,7 @@ use std::fmt;
 pub mod auth;
 pub mod connection;
 pub mod outage;
+pub mod result_parts;
 pub mod servers;
 pub mod topology;
 

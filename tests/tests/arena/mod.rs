@@ -5,6 +5,7 @@
 //! One module per area; `client` holds the arena harness and the HTTP client they share.
 
 mod client;
+mod contract;
 mod game;
 mod lifecycle;
 mod openapi;

@@ -51,7 +51,8 @@ async fn timeouts_malformed_answers_and_a_dead_endpoint_end_in_retries_or_fallba
     };
     let seat = |endpoint: &str| format!("llm?model=stand-in&endpoint={endpoint}&timeout_s=0.5&max_retries=1");
     let text = format!(
-        "name = \"llm-failures\"\nseeds = {{ start = 0, count = 6 }}\nepisodes_per_job = 3\n\n\
+        "name = \"llm-failures\"\nseeds = {{ start = 0, count = 6 }}\nepisodes_per_job = 3\n\
+         llm_max_fallback_share = 1.0\n\n\
          [[cells]]\ngame = \"deception\"\nscenarios = [\"quick_4p1i\"]\n[cells.policy_sets]\n\
          flaky = [{:?}, \"heuristic\", \"heuristic\", \"heuristic\"]\n\n\
          [[cells]]\ngame = \"trolley\"\nscenarios = [\"trio_3p?max_rounds=1\"]\n[cells.policy_sets]\n\

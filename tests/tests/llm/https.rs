@@ -32,11 +32,13 @@ async fn https_needs_the_ca_file_and_says_so_naming_the_endpoint() {
     std::fs::write(&ca_file, ca).unwrap();
     let ca_file = ca_file.to_str().unwrap().to_string();
 
-    // Without the CA: every call fails the handshake, every decision falls back, the run ends.
+    // Without the CA: every call fails the handshake, every decision falls back, the run ends
+    // with exit code 1, naming the error.
     let untrusted = dir.path("untrusted.jsonl");
     let out = coordinator(&["run", &dir.sweep(), "--out", untrusted.to_str().unwrap(), "--quiet"], &[]).await;
-    assert_ok(&out);
+    assert_eq!(out.status.code(), Some(1), "every decision fell back");
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("failed with tls"), "{stderr}");
     assert!(stderr.contains(&model.endpoint()) && stderr.contains("UnknownIssuer"), "{stderr}");
     assert!(stderr.contains("SIMFLEET_LLM_CA_FILE"), "the error says what to configure: {stderr}");
     let got = records(&untrusted);

@@ -19,6 +19,7 @@ mod https;
 mod limits;
 mod promtool;
 mod replay;
+mod spend;
 
 /// Generous: a loaded two-core machine builds and tests at once.
 pub const TIMEOUT: Duration = Duration::from_secs(240);

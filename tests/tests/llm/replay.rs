@@ -17,7 +17,9 @@ async fn a_recorded_episode_replays_byte_for_byte_without_a_model_call() {
         ..Behaviour::default()
     };
     let model = LlmServer::start(behaviour);
-    let dir = Dir::with_sweep(&sweep("llm-replay", &model.endpoint(), 4, ""));
+    // A flaky model on purpose: its fallbacks are part of what is replayed, not a failure.
+    let dir =
+        Dir::with_sweep(&format!("llm_max_fallback_share = 1.0\n{}", sweep("llm-replay", &model.endpoint(), 4, "")));
     // The same sweep recorded into each format a replay reads.
     let files: Vec<PathBuf> = ["run.jsonl", "run.csv", "run.parquet"].iter().map(|f| dir.path(f)).collect();
     for file in &files {

@@ -1,0 +1,278 @@
+//! Model calls, failures and fallbacks per cell with `llm` seats, from the records' `llm` stat:
+//! what `run` and `watch` print after the summary table, and the check that makes a sweep whose
+//! model mostly failed exit 1 instead of passing off its scripted fallback as the model's play.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::path::Path;
+
+use serde_json::Value;
+use simfleet::policy::is_llm_spec;
+use simfleet::protocol::Collect;
+use simfleet::GameKind;
+
+use simfleet::topology::{SweepEntry, SweepStatus};
+
+use crate::fleet::Fleet;
+use crate::records::Input;
+use crate::sweep::Sweep;
+
+/// One cell's model activity.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CellCalls {
+    /// Episodes with an `llm` seat.
+    pub episodes: u64,
+    /// Decisions asked of the model.
+    pub decisions: u64,
+    /// Calls made.
+    pub calls: u64,
+    /// Calls that failed, by kind, with the first failure's detail.
+    pub failures: BTreeMap<String, (u64, String)>,
+    /// Decisions handed to the scripted fallback.
+    pub fallbacks: u64,
+    /// Prompt plus completion tokens.
+    pub tokens: u64,
+}
+
+impl CellCalls {
+    /// The share of decisions that fell back.
+    pub fn fallback_share(&self) -> f64 {
+        self.fallbacks as f64 / self.decisions.max(1) as f64
+    }
+
+    /// Failed calls.
+    pub fn failed(&self) -> u64 {
+        self.failures.values().map(|(n, _)| n).sum()
+    }
+
+    /// Adds one record's `llm` stat (seat → counters and exchanges).
+    fn add(&mut self, llm: &Value) {
+        let Some(seats) = llm.as_object() else { return };
+        self.episodes += 1;
+        for seat in seats.values() {
+            let n = |k: &str| seat[k].as_u64().unwrap_or(0);
+            self.decisions += n("decisions");
+            self.calls += n("calls");
+            self.fallbacks += n("fallbacks");
+            self.tokens += n("prompt_tokens") + n("completion_tokens");
+            for error in
+                seat["exchanges"].as_array().into_iter().flatten().map(|e| &e["error"]).filter(|e| !e.is_null())
+            {
+                let kind = error["kind"].as_str().unwrap_or("error").to_string();
+                let entry = self.failures.entry(kind).or_insert_with(|| (0, error.to_string()));
+                entry.0 += 1;
+            }
+        }
+    }
+}
+
+/// Every cell with `llm` seats of a results file, keyed by (game, scenario, policy set).
+#[derive(Debug, Default)]
+pub struct LlmTally {
+    /// The cells.
+    pub cells: BTreeMap<(String, String, String), CellCalls>,
+}
+
+impl LlmTally {
+    /// Reads the `llm` stat of every record of `out` (any results format).
+    pub fn of_file(out: &Path) -> anyhow::Result<LlmTally> {
+        let mut tally = LlmTally::default();
+        Input::file(out)?.for_each_row(|row| {
+            if let Some(llm) = row.stats.get("llm") {
+                let llm = match llm {
+                    // CSV and Parquet carry the stat as one JSON text.
+                    Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+                    other => other.clone(),
+                };
+                if llm.as_object().is_some_and(|m| !m.is_empty()) {
+                    let key = (row.game.clone(), row.scenario.clone(), row.policy_set.clone());
+                    tally.cells.entry(key).or_default().add(&llm);
+                }
+            }
+        })?;
+        Ok(tally)
+    }
+
+    /// All calls made.
+    pub fn calls(&self) -> u64 {
+        self.cells.values().map(|c| c.calls).sum()
+    }
+
+    /// The table printed after a sweep: per cell, calls, failed calls, decisions, fallbacks and
+    /// their share; empty without `llm` cells.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        if self.cells.is_empty() {
+            return out;
+        }
+        let _ = writeln!(out, "\nmodel calls per cell with llm seats:");
+        for ((game, scenario, set), c) in &self.cells {
+            let _ = writeln!(
+                out,
+                "  {game} {scenario} × {set}: {} calls, {} failed, {} decisions, {} fell back ({:.1}%), {} tokens",
+                c.calls,
+                c.failed(),
+                c.decisions,
+                c.fallbacks,
+                100.0 * c.fallback_share(),
+                c.tokens
+            );
+        }
+        out
+    }
+
+    /// Why the sweep fails, when some cell's decisions fell back more than `max_share`: each
+    /// such cell and its failures by kind, with the first error of each kind.
+    pub fn too_many_fallbacks(&self, max_share: f64) -> Option<String> {
+        let over: Vec<_> =
+            self.cells.iter().filter(|(_, c)| c.decisions > 0 && c.fallback_share() > max_share).collect();
+        if over.is_empty() {
+            return None;
+        }
+        let mut message = format!(
+            "{} cell(s) fell back to the scripted policy for more than {:.1}% of the model's decisions \
+             (llm_max_fallback_share in the sweep file):",
+            over.len(),
+            100.0 * max_share
+        );
+        for ((game, scenario, set), c) in over {
+            let _ = write!(
+                message,
+                "\n  {game} {scenario} × {set}: {} of {} decisions fell back ({:.1}%)",
+                c.fallbacks,
+                c.decisions,
+                100.0 * c.fallback_share()
+            );
+            for (kind, (n, first)) in &c.failures {
+                let _ = write!(message, "\n    {n} call(s) failed with {kind}, the first: {first}");
+            }
+        }
+        Some(message)
+    }
+}
+
+/// Decisions one model seat makes per episode, about, by game and number of agents: measured
+/// with the scripted fallback deciding (20 seeds of each): deception 3.3 (`quick_4p1i`) and 4.8
+/// (`classic_5p1i`); trolley 7 (`trio_3p`) and 13 (`balanced_5p`), about 2.6 per agent.
+fn decisions_per_seat_episode(game: GameKind, agents: usize) -> f64 {
+    match game {
+        GameKind::Trolley => 2.6 * agents as f64,
+        _ => 5.0,
+    }
+}
+
+/// A seat spec's numeric parameter `key`, or `default`.
+fn param(spec: &str, key: &str, default: f64) -> f64 {
+    let query = spec.split_once('?').map_or("", |(_, q)| q);
+    query.split('&').find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok()).unwrap_or(default)
+}
+
+/// What `run` and `submit` print before playing: each cell with `llm` seats, its expected model
+/// calls (episodes × model seats × the game's decisions per seat and episode), the most calls
+/// if every attempt failed (`max_retries`), and the most completion tokens (`max_tokens`; prompts
+/// are rendered from the game's state, about 500–1,000 tokens a call). Empty without such cells.
+pub fn estimate(sweep: &Sweep) -> String {
+    let mut out = String::new();
+    for c in &sweep.cells {
+        let seats: Vec<&String> = c.policy_set.seats.iter().filter(|s| is_llm_spec(s)).collect();
+        if seats.is_empty() {
+            continue;
+        }
+        let per_seat = sweep.seeds.count as f64 * decisions_per_seat_episode(c.game, c.policy_set.seats.len());
+        let calls = per_seat * seats.len() as f64;
+        let most: f64 = seats.iter().map(|s| per_seat * (1.0 + param(s, "max_retries", 2.0))).sum();
+        let tokens: f64 =
+            seats.iter().map(|s| per_seat * (1.0 + param(s, "max_retries", 2.0)) * param(s, "max_tokens", 300.0)).sum();
+        let _ = writeln!(
+            out,
+            "{} {} × {}: expect ≈ {calls:.0} model calls ({most:.0} at most with every retry), at most {tokens:.0} completion tokens",
+            c.game, c.scenario, c.policy_set.name
+        );
+    }
+    if !out.is_empty() {
+        out.insert_str(0, "before playing, cells with llm seats:\n");
+        if let Some(max) = sweep.llm_max_calls {
+            let _ = writeln!(out, "llm_max_calls = {max} stops the sweep's model jobs there");
+        }
+    }
+    out
+}
+
+/// The model calls of a result's records.
+pub fn calls_of(result: &simfleet::JobResult) -> u64 {
+    let seats = result.records.iter().filter_map(|r| r.stats.as_map().get("llm").and_then(Value::as_object).cloned());
+    seats.flat_map(|m| m.into_iter().map(|(_, seat)| seat["calls"].as_u64().unwrap_or(0))).sum()
+}
+
+/// On the fleet, when the sweep's `llm_max_calls` is reached by `calls` (counted by `watch` from
+/// the results so far): marks the sweep `cancelled` in the KV bucket, so that every worker
+/// answers the jobs it has not started `cancelled` instead of playing them (queued jobs are not
+/// purged: each gets its answer, and a job already playing finishes and is kept). Returns why,
+/// once; `None` below the limit or without one.
+pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, calls: u64) -> anyhow::Result<Option<String>> {
+    let Some(max) = sweep.llm_max_calls.filter(|&max| calls >= max) else { return Ok(None) };
+    let entry = fleet.entry(&sweep.id).await?;
+    fleet
+        .modify_entry(&sweep.id, |stored| SweepEntry {
+            status: SweepStatus::Cancelled,
+            ..stored.unwrap_or_else(|| entry.clone())
+        })
+        .await?;
+    Ok(Some(format!(
+        "the sweep's llm_max_calls of {max} was reached ({calls} model calls made): its jobs not yet started are \
+         answered cancelled; every episode played is kept"
+    )))
+}
+
+/// After a sweep wrote its records to `out`: prints the model calls of its records cells with
+/// `llm` seats, and returns `false` (the sweep failed) when a cell's decisions fell back more
+/// than the sweep's `llm_max_fallback_share`, saying which cells and why on stderr.
+pub fn check(sweep: &Sweep, out: &Path) -> anyhow::Result<bool> {
+    let llm_records =
+        sweep.cells.iter().any(|c| c.collect == Collect::Records && c.policy_set.seats.iter().any(|s| is_llm_spec(s)));
+    if !llm_records {
+        return Ok(true);
+    }
+    let tally = LlmTally::of_file(out)?;
+    print!("{}", tally.table());
+    match tally.too_many_fallbacks(sweep.llm_max_fallback_share) {
+        Some(why) => {
+            eprintln!("error: {why}");
+            Ok(false)
+        }
+        None => Ok(true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_estimate_reads_the_seats_limits() {
+        let text = "name = \"e\"\nseeds = { start = 0, count = 10 }\n\n[[cells]]\ngame = \"trolley\"\n\
+            scenarios = [\"trio_3p\"]\n[cells.policy_sets]\n\
+            m = [\"llm?model=x&endpoint=http://127.0.0.1:9/v1&max_retries=1&max_tokens=100\", \"persuadable\", \"persuadable\"]\n";
+        let sweep = Sweep::parse(text, "e.toml").unwrap();
+        let e = estimate(&sweep);
+        assert!(
+            e.contains("trolley trio_3p × m: expect ≈ 78 model calls (156 at most with every retry), at most 15600"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn counts_per_cell_and_names_the_cells_over_the_share() {
+        let mut c = CellCalls::default();
+        c.add(&json!({"0": {"decisions": 4, "calls": 6, "fallbacks": 1, "prompt_tokens": 10, "completion_tokens": 5,
+            "exchanges": [{"error": {"kind": "connect", "detail": "refused"}}, {"error": {"kind": "connect"}}, {"answer": "x"}]}}));
+        assert_eq!((c.episodes, c.decisions, c.calls, c.fallbacks, c.tokens, c.failed()), (1, 4, 6, 1, 15, 2));
+        let tally = LlmTally { cells: BTreeMap::from([(("deception".into(), "q".into(), "m".into()), c)]) };
+        assert!(tally.table().contains("6 calls, 2 failed, 4 decisions, 1 fell back (25.0%)"));
+        assert_eq!(tally.too_many_fallbacks(0.25), None, "at the share is not over it");
+        let why = tally.too_many_fallbacks(0.05).unwrap();
+        assert!(why.contains("deception q × m: 1 of 4") && why.contains("2 call(s) failed with connect"), "{why}");
+        assert!(why.contains("refused"), "{why}");
+    }
+}
