@@ -123,6 +123,11 @@ impl NatsCluster {
         &self.nodes[i].name
     }
 
+    /// Server `i`'s JetStream store dir.
+    pub fn store_dir(&self, i: usize) -> PathBuf {
+        self.dir.path().join(format!("store-{}", self.nodes[i].name))
+    }
+
     /// The index of the server called `name`.
     pub fn index_of(&self, name: &str) -> usize {
         self.nodes.iter().position(|n| n.name == name).unwrap_or_else(|| panic!("no server {name}"))
