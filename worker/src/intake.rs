@@ -220,7 +220,7 @@ impl Intake {
                 () = shutdown.as_mut() => {
                     // Jobs already on their way to us would sit out their ack wait: give
                     // them straight back, while the jobs in flight drain.
-                    tasks.spawn(give_back(batch));
+                    tasks.spawn(give_back(batch, self.js.client()));
                     return Err(Trouble::Shutdown);
                 }
                 next = batch.next() => next,
@@ -362,8 +362,12 @@ async fn fetch(consumer: async_nats::jetstream::consumer::PullConsumer, n: usize
     Ok(msgs)
 }
 
-/// NAKs (without delay) every job still arriving on a pull we no longer want.
-async fn give_back(mut batch: Batch) {
+/// NAKs (without delay) every job still arriving on a pull we no longer want. Without a
+/// connection nothing can arrive, and nothing could be given back: done at once.
+async fn give_back(mut batch: Batch, client: async_nats::Client) {
+    if client.connection_state() != async_nats::connection::State::Connected {
+        return;
+    }
     let rest = async {
         while let Some(next) = batch.next().await {
             if let Ok(msg) = next {

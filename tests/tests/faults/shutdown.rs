@@ -15,11 +15,8 @@ use super::{coordinator, finish, sweep, wait_for_jobs, worker, TIMEOUT};
 async fn a_worker_whose_server_is_gone_stops_within_its_drain_timeout() {
     let mut server = NatsServer::start_with_config(config_fixture("large_payload.conf"));
     let url = server.client_url();
-    // Idle: nothing in flight, so SIGTERM ends it at once though nothing answers.
-    let mut idle = worker(&url);
-    idle.wait_for_log("worker started", TIMEOUT).await;
-    // Busy: a job of about 20 s playing, and a drain timeout of 2 s.
     let (_client, js) = connect(&url).await;
+    // Busy: a job of about 20 s playing, and a drain timeout of 2 s.
     let sweep = unique_sweep("gone");
     publish_job(&js, &slow_job(&sweep, 0, episodes_for(slow_job, Duration::from_secs(20)).min(40_000))).await;
     let args = ["--nats-url", url.as_str(), "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
@@ -32,6 +29,10 @@ async fn a_worker_whose_server_is_gone_stops_within_its_drain_timeout() {
         (consumer.info().await.ok()?.num_ack_pending == 1).then_some(())
     })
     .await;
+    // Idle (started once the only job is taken): nothing in flight, so SIGTERM ends it at once
+    // though nothing answers.
+    let mut idle = worker(&url);
+    idle.wait_for_log("worker started", TIMEOUT).await;
     server.stop();
     idle.wait_for_log("NATS connection lost", TIMEOUT).await;
     busy.wait_for_log("NATS connection lost", TIMEOUT).await;
