@@ -147,3 +147,63 @@ impl Drop for Netlab {
         let _ = run(&["ip", "netns", "del", &self.name], None);
     }
 }
+
+/// One process cut off from some of its peers on loopback: the process is moved into a cgroup
+/// (v2) of the test's own, and nftables drops its packets to and from the given ports (e.g. a
+/// nats-server's cluster routes: `own` its route port, `peers` the others'), whichever side
+/// opened the connection. Undone on drop (rules deleted, the process moved back).
+pub struct ProcessCut {
+    pid: u32,
+    mount: std::path::PathBuf,
+    cgroup: std::path::PathBuf,
+    table: String,
+}
+
+impl ProcessCut {
+    /// Cuts process `pid` off on `own` (ports it listens on) and `peers` (ports it connects
+    /// to); `Err` says why it cannot be done here (no cgroup v2, not root, no nftables).
+    pub fn create(pid: u32, own: &[u16], peers: &[u16]) -> Result<ProcessCut, String> {
+        let mounts = std::fs::read_to_string("/proc/mounts").map_err(|e| e.to_string())?;
+        let mount = mounts
+            .lines()
+            .filter_map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                (f.len() > 2 && f[2] == "cgroup2").then(|| std::path::PathBuf::from(f[1]))
+            })
+            .next()
+            .ok_or("no cgroup v2 hierarchy is mounted")?;
+        // nftables names a cgroup by its path under /sys/fs/cgroup.
+        let under = mount
+            .strip_prefix("/sys/fs/cgroup")
+            .map_err(|_| format!("cgroup v2 is mounted at {}, not under /sys/fs/cgroup", mount.display()))?
+            .to_path_buf();
+        let n = MADE.fetch_add(1, Ordering::SeqCst);
+        let name = format!("sfcut{}-{n}", std::process::id());
+        let cgroup = mount.join(&name);
+        std::fs::create_dir(&cgroup).map_err(|e| format!("cannot make cgroup {}: {e}", cgroup.display()))?;
+        let cut = ProcessCut { pid, mount, cgroup, table: name.replace('-', "_") };
+        std::fs::write(cut.cgroup.join("cgroup.procs"), pid.to_string()).map_err(|e| e.to_string())?;
+        let path = under.join(&name);
+        let set = |ports: &[u16]| ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
+        let (own, peers) = (set(own), set(peers));
+        // Level 1: a child of the hierarchy's root, wherever that is mounted.
+        let of = format!("socket cgroupv2 level 1 {:?}", path.display().to_string());
+        let script = format!(
+            "table inet {t} {{\n chain o {{\n  type filter hook output priority 0; policy accept;\n  \
+             {of} tcp dport {{ {peers} }} drop\n  {of} tcp sport {{ {own} }} drop\n  tcp dport {{ {own} }} drop\n }}\n \
+             chain i {{\n  type filter hook input priority 0; policy accept;\n  \
+             {of} tcp sport {{ {peers} }} drop\n  tcp sport {{ {own} }} drop\n }}\n}}\n",
+            t = cut.table
+        );
+        run(&["nft", "-f", "-"], Some(&script))?;
+        Ok(cut)
+    }
+}
+
+impl Drop for ProcessCut {
+    fn drop(&mut self) {
+        let _ = run(&["nft", "delete", "table", "inet", &self.table], None);
+        let _ = std::fs::write(self.mount.join("cgroup.procs"), self.pid.to_string());
+        let _ = std::fs::remove_dir(&self.cgroup);
+    }
+}
