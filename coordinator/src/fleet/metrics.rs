@@ -64,16 +64,14 @@ pub async fn serve(addr: SocketAddr) -> anyhow::Result<SocketAddr> {
     Ok(bound)
 }
 
-/// Sets the sweep's four gauges (a no-op without an installed recorder).
+/// Sets the sweep's four gauges and shows its recovery counters (a no-op without an installed
+/// recorder).
 pub fn record_progress(sweep: &str, total: u64, done: u64, failed: u64) {
     let pending = total.saturating_sub(done + failed);
     for (state, value) in [("total", total), ("done", done), ("failed", failed), ("pending", pending)] {
         metrics::gauge!(SWEEP_JOBS, "sweep" => sweep.to_string(), "state" => state).set(value as f64);
     }
-}
-
-/// Shows the sweep's two recovery counters at 0 from the start (a no-op without a recorder).
-pub fn record_start(sweep: &str) {
+    // The recovery counters are served from the start, at 0 until `watch` recovers something.
     for name in [JOBS_REPLAYED, RESULTS_REREAD] {
         metrics::counter!(name, "sweep" => sweep.to_string()).increment(0);
     }

@@ -142,7 +142,6 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
     let already: u64 =
         (0..p.sweep.job_count()).filter(|&i| p.states[i as usize] != State::Pending).map(|i| p.episodes_of(i)).sum();
     crate::progress::resume_at(bar, already);
-    super::metrics::record_start(id);
     p.flush()?;
     let mut cancelled = false;
     if !p.finished() {
