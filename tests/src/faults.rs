@@ -31,8 +31,7 @@ pub fn message_blocks(store: &Path, stream: &str) -> Vec<PathBuf> {
             let path = entry.path();
             if path.is_dir() {
                 dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "blk")
-                && path.components().any(|c| c.as_os_str() == stream)
+            } else if path.extension().is_some_and(|e| e == "blk") && path.components().any(|c| c.as_os_str() == stream)
             {
                 found.push(path);
             }

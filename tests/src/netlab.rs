@@ -115,8 +115,23 @@ impl Netlab {
     pub fn slow(&self, rate: &str, latency: &str) {
         run(
             &[
-                "ip", "netns", "exec", &self.name, "tc", "qdisc", "replace", "dev", &self.inside, "root", "tbf", "rate",
-                rate, "burst", "32kbit", "latency", latency,
+                "ip",
+                "netns",
+                "exec",
+                &self.name,
+                "tc",
+                "qdisc",
+                "replace",
+                "dev",
+                &self.inside,
+                "root",
+                "tbf",
+                "rate",
+                rate,
+                "burst",
+                "32kbit",
+                "latency",
+                latency,
             ],
             None,
         )

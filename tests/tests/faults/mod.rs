@@ -71,7 +71,12 @@ pub(crate) async fn wait_for_jobs(setup: &Setup, out: &Path, jobs: u64, what: im
 
 /// Waits for a `submit --watch` or `watch` to exit 0, then compares the records with the
 /// embedded run's; returns its stdout.
-pub(crate) async fn finish(mut watch: CoordinatorProcess, setup: &Setup, out: &Path, what: impl Fn() -> String) -> String {
+pub(crate) async fn finish(
+    mut watch: CoordinatorProcess,
+    setup: &Setup,
+    out: &Path,
+    what: impl Fn() -> String,
+) -> String {
     let status = watch.wait_exit(TIMEOUT).await;
     assert!(status.success(), "{status}: {}\n{}", watch.stderr().join("\n"), what());
     assert_same_records(setup, out).await;

@@ -4,9 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use simfleet_tests::jobs::{episodes_for, publish_job, slow_job, unique_sweep};
 use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
 use simfleet::topology::{watch_consumer, JOBS_STREAM, RESULTS_STREAM};
+use simfleet_tests::jobs::{episodes_for, publish_job, slow_job, unique_sweep};
 use simfleet_tests::{config_fixture, connect, wait_until, NatsServer, WorkerProcess};
 
 use super::{coordinator, finish, sweep, wait_for_jobs, worker, TIMEOUT};
@@ -59,7 +59,8 @@ async fn watch_stops_on_sigterm_with_130_and_resumes() {
     let (_client, js) = connect(&url).await;
     let results = js.get_stream(RESULTS_STREAM).await.unwrap();
     let consumer = watch_consumer(&setup.sweep.id);
-    wait_until("the watch to read", TIMEOUT, || async { results.consumer_info(&consumer).await.ok().map(|_| ()) }).await;
+    wait_until("the watch to read", TIMEOUT, || async { results.consumer_info(&consumer).await.ok().map(|_| ()) })
+        .await;
     let status = std::process::Command::new("kill").args(["-TERM", &watch.pid().to_string()]).status().unwrap();
     assert!(status.success());
     let status = watch.wait_exit(TIMEOUT).await;

@@ -118,7 +118,11 @@ impl Audit {
             }
         }
         found.traceless = self.traceless.len();
-        self.every = if found.reread + found.replayed > 0 || found.traceless > 0 { FIRST } else { (self.every * 2).min(LONGEST) };
+        self.every = if found.reread + found.replayed > 0 || found.traceless > 0 {
+            FIRST
+        } else {
+            (self.every * 2).min(LONGEST)
+        };
         self.next = Instant::now() + self.every;
         Ok(found)
     }

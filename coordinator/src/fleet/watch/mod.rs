@@ -157,8 +157,9 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         update_entry(fleet, &now, &p, true).await;
     }
     bar.finish_and_clear();
-    let Ledger { sweep, done, writer, records_written, episodes, duplicates, replayed, reread, mut summary, table, .. } =
-        p;
+    let Ledger {
+        sweep, done, writer, records_written, episodes, duplicates, replayed, reread, mut summary, table, ..
+    } = p;
     // Completes the file (a Parquet file needs its footer).
     writer.finish()?;
     let mut cells = None;
