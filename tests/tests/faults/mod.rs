@@ -5,7 +5,8 @@
 //!   and SIGTERM to `watch`.
 //! - `lost`: what the servers lose (a purged jobs stream, a deleted result) is found by `watch`
 //!   and played again; a results file cut after it was finished is completed.
-//! - `pause`: a worker paused (SIGSTOP) past its ack wait while another serves, then resumed.
+//! - `pause`: a worker paused (SIGSTOP) past its ack wait while another serves, then resumed;
+//!   the jobs stream's leader of a three-server cluster paused mid-sweep, then resumed.
 //! - `network`: a worker cut off from the servers by a partition (a network namespace of the
 //!   test's own and nftables), then a lossy, slow link (`tc tbf`).
 //! - `disk`: one server of three stopped, its stream data files truncated and a bit flipped,
