@@ -221,7 +221,9 @@ def allowed_metrics() -> set[str]:
     names = set(re.findall(r'pub const [A-Z_]+: &str = "(simfleet_[a-z_]+)";', text))
     for pattern in re.findall(r'format!\("(simfleet_\{\}_[a-z_]+)"', text):
         names.update(pattern.replace("{}", g) for g in GAMES)
-    names.add("simfleet_sweep_jobs")  # the coordinator's gauge (docs/metrics.md, "Coordinator")
+    # The coordinator's (docs/metrics.md, "Coordinator"): coordinator/src/fleet/metrics.rs.
+    coordinator = (ROOT / "coordinator/src/fleet/metrics.rs").read_text()
+    names.update(re.findall(r'pub const [A-Z_]+: &str = "(simfleet_[a-z_]+)";', coordinator))
     expanded = set()
     for n in names:
         expanded.add(n)

@@ -56,6 +56,11 @@ impl CoordinatorProcess {
         CoordinatorProcess { child, stderr, stdout, closed }
     }
 
+    /// The process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Every stderr line so far.
     pub fn stderr(&self) -> Vec<String> {
         self.stderr.lock().expect("stderr lock").clone()

@@ -13,16 +13,20 @@
 //! - [`jobs`]: job builders and publishing; [`results`]: reading results and queue depth.
 //! - [`prometheus`]: a real Prometheus scraping given targets, queried over its HTTP API.
 //! - [`scrape`]: HTTP GET and Prometheus text lookups; [`wait`]: conditions with timeouts.
+//! - [`faults`]: pausing processes (SIGSTOP), damaging a server's data files; [`netlab`]: a
+//!   network namespace and veth pair with nftables and `tc` for partitions, loss, slow links.
 //! - [`llm_server`]: a stand-in OpenAI-compatible model server over HTTP or HTTPS;
 //!   [`connect_proxy`]: an HTTP `CONNECT` proxy.
 
 pub mod connect_proxy;
 pub mod coordinator_process;
+pub mod faults;
 pub mod jobs;
 pub mod llm_server;
 pub mod logs;
 pub mod nats_cluster;
 pub mod nats_server;
+pub mod netlab;
 pub mod prometheus;
 pub mod results;
 pub mod running_worker;

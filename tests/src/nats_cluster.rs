@@ -123,6 +123,23 @@ impl NatsCluster {
         &self.nodes[i].name
     }
 
+    /// Server `i`'s process id, while it runs.
+    pub fn pid(&self, i: usize) -> Option<u32> {
+        self.nodes[i].child.as_ref().map(Child::id)
+    }
+
+    /// Server `i`'s cluster (route) port.
+    pub fn route_port(&self, i: usize) -> u16 {
+        let text = std::fs::read_to_string(&self.nodes[i].config).expect("the server's config");
+        let listen = text.split("listen: \"127.0.0.1:").nth(1).expect("a route listen line");
+        listen.split('"').next().and_then(|p| p.parse().ok()).expect("a route port")
+    }
+
+    /// Server `i`'s JetStream store dir.
+    pub fn store_dir(&self, i: usize) -> PathBuf {
+        self.dir.path().join(format!("store-{}", self.nodes[i].name))
+    }
+
     /// The index of the server called `name`.
     pub fn index_of(&self, name: &str) -> usize {
         self.nodes.iter().position(|n| n.name == name).unwrap_or_else(|| panic!("no server {name}"))

@@ -103,7 +103,18 @@ impl WorkerProcess {
     /// Starts `worker --log-format json <args>` with `env` added and every `NATS_URL` and
     /// `SIMFLEET_WORKER__*` of the test's own environment removed.
     pub fn spawn(args: &[&str], env: &[(&str, &str)]) -> WorkerProcess {
-        let mut cmd = Command::new(worker_binary());
+        WorkerProcess::spawn_command(Command::new(worker_binary()), args, env)
+    }
+
+    /// [`WorkerProcess::spawn`] inside network namespace `netns` (`ip netns exec`, which
+    /// becomes the worker: the pid is the worker's).
+    pub fn spawn_in_netns(netns: &str, args: &[&str], env: &[(&str, &str)]) -> WorkerProcess {
+        let mut cmd = Command::new("ip");
+        cmd.args(["netns", "exec", netns]).arg(worker_binary());
+        WorkerProcess::spawn_command(cmd, args, env)
+    }
+
+    fn spawn_command(mut cmd: Command, args: &[&str], env: &[(&str, &str)]) -> WorkerProcess {
         cmd.args(["--log-format", "json"]).args(args);
         for (key, _) in std::env::vars() {
             if key == "NATS_URL" || key.starts_with("SIMFLEET_WORKER") {

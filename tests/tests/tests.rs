@@ -37,6 +37,9 @@ mod cluster;
 mod cluster_quorum;
 // SIGTERM: drain, give back, exit 0, lose nothing.
 mod shutdown;
+// Real faults: servers gone, losses found by watch, SIGSTOP, partitions and lossy links,
+// damaged data files; shutdown bounded whatever the servers do.
+mod faults;
 // nats-server restarted mid-run: the worker carries on, nothing lost.
 mod restart;
 // /metrics, /healthz, /readyz of the worker binary.

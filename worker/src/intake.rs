@@ -61,6 +61,8 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
 /// After the drain timeout, how long aborted jobs get to send their NAKs.
 const ABORT_GRACE: Duration = Duration::from_secs(5);
+/// How long the final flush of a drain waits for the server.
+const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The pull loop and its jobs in flight.
 pub(crate) struct Intake {
@@ -132,14 +134,14 @@ impl Intake {
     ) -> Result<bool, Trouble> {
         let stream = match self.stream.clone() {
             Some(s) => s,
-            None => match readiness::rebind(&self.js, &self.topology, backoff).await {
+            None => match unless_stopped(shutdown, readiness::rebind(&self.js, &self.topology, backoff)).await? {
                 Some(s) => s,
                 None => return Err(Trouble::Failed),
             },
         };
         self.stream = Some(stream.clone());
         if self.refreshed.is_none_or(|at| at.elapsed() >= REFRESH) {
-            if let Err(e) = self.refresh(&stream).await {
+            if let Err(e) = unless_stopped(shutdown, self.refresh(&stream)).await? {
                 log_pull_failure("cannot list the sweeps with jobs", Some(&e), backoff);
                 return Err(Trouble::Failed);
             }
@@ -155,7 +157,9 @@ impl Intake {
                 break;
             }
             for (sweep, n) in plan {
-                let Some(consumer) = self.consumer(&stream, &sweep, backoff).await else { return Err(Trouble::Failed) };
+                let Some(consumer) = unless_stopped(shutdown, self.consumer(&stream, &sweep, backoff)).await? else {
+                    return Err(Trouble::Failed);
+                };
                 let fetched = tokio::time::timeout(FETCH_TIMEOUT, fetch(consumer, n)).await;
                 let lane = self.schedule.lane_mut(&sweep).expect("planned sweeps have lanes");
                 let msgs = match fetched {
@@ -197,7 +201,9 @@ impl Intake {
                 () = tokio::time::sleep(look) => Ok(false),
             };
         };
-        let Some(consumer) = self.consumer(&stream, &sweep, backoff).await else { return Err(Trouble::Failed) };
+        let Some(consumer) = unless_stopped(shutdown, self.consumer(&stream, &sweep, backoff)).await? else {
+            return Err(Trouble::Failed);
+        };
         let want = (1 + self.slots.available_permits()).min(self.fetch_batch);
         let pulled_at = Instant::now();
         let batch = tokio::select! {
@@ -214,7 +220,7 @@ impl Intake {
                 () = shutdown.as_mut() => {
                     // Jobs already on their way to us would sit out their ack wait: give
                     // them straight back, while the jobs in flight drain.
-                    tasks.spawn(give_back(batch));
+                    tasks.spawn(give_back(batch, self.js.client()));
                     return Err(Trouble::Shutdown);
                 }
                 next = batch.next() => next,
@@ -316,8 +322,18 @@ impl Intake {
                 tracing::warn!("some jobs could not be given back; they return after the ack wait");
             }
         }
-        if let Err(e) = self.js.client().flush().await {
-            tracing::warn!(error = %e, "final flush failed");
+        // Only to a server we are connected to: a flush waits for the connection, and a worker
+        // whose server is gone has nothing left to send that would matter (its jobs come back
+        // after their ack wait).
+        let client = self.js.client();
+        if client.connection_state() == async_nats::connection::State::Connected {
+            match tokio::time::timeout(FLUSH_TIMEOUT, client.flush()).await {
+                Ok(Err(e)) => tracing::warn!(error = %e, "final flush failed"),
+                Err(_) => tracing::warn!("final flush timed out"),
+                Ok(Ok(())) => {}
+            }
+        } else {
+            tracing::warn!("not connected to a server: nothing more to send");
         }
         tracing::info!("drained");
     }
@@ -346,8 +362,12 @@ async fn fetch(consumer: async_nats::jetstream::consumer::PullConsumer, n: usize
     Ok(msgs)
 }
 
-/// NAKs (without delay) every job still arriving on a pull we no longer want.
-async fn give_back(mut batch: Batch) {
+/// NAKs (without delay) every job still arriving on a pull we no longer want. Without a
+/// connection nothing can arrive, and nothing could be given back: done at once.
+async fn give_back(mut batch: Batch, client: async_nats::Client) {
+    if client.connection_state() != async_nats::connection::State::Connected {
+        return;
+    }
     let rest = async {
         while let Some(next) = batch.next().await {
             if let Ok(msg) = next {
@@ -357,6 +377,19 @@ async fn give_back(mut batch: Batch) {
     };
     // The pull ends by itself after its expiry; do not wait for the client's extra grace.
     let _ = tokio::time::timeout(PULL_EXPIRY + Duration::from_secs(1), rest).await;
+}
+
+/// `work`, unless shutdown comes first. Only for requests that deliver no job (binding, listing
+/// the sweeps): a worker whose servers are gone would otherwise stop only when they time out.
+async fn unless_stopped<T>(
+    shutdown: &mut std::pin::Pin<&mut impl Future<Output = ()>>,
+    work: impl Future<Output = T>,
+) -> Result<T, Trouble> {
+    tokio::select! {
+        biased;
+        () = shutdown.as_mut() => Err(Trouble::Shutdown),
+        out = work => Ok(out),
+    }
 }
 
 /// Sleeps for the backoff (doubling it) unless shutdown comes first; true on shutdown.

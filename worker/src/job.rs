@@ -207,12 +207,14 @@ async fn answer(ctx: &JobContext, msg: &Message, result: &JobResult) {
 async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: Encoded) {
     let Encoded { sweep, index, failed, payload } = result;
     let max_payload = ctx.js.client().server_info().max_payload;
+    // The job's own message id: a job published again (`.r<ms>`) is not a duplicate.
+    let id = result_msg_id(msg, &sweep, index);
     let published = async {
         if crate::large_result::needs_parts(payload.len(), max_payload) {
-            return crate::large_result::publish(&ctx.js, &sweep, index, payload, max_payload).await;
+            return crate::large_result::publish(&ctx.js, &sweep, index, &id, payload, max_payload).await;
         }
         let mut headers = HeaderMap::new();
-        headers.insert(NATS_MESSAGE_ID, msg_id(&sweep, index).as_str());
+        headers.insert(NATS_MESSAGE_ID, id.as_str());
         let ack = ctx.js.publish_with_headers(result_subject(&sweep), headers, payload.into()).await?;
         ack.await.map_err(async_nats::Error::from)
     };
@@ -230,6 +232,17 @@ async fn publish_then_ack(ctx: &JobContext, msg: &Message, result: Encoded) {
     if let Err(e) = acked {
         // The result is stored; a redelivery will be answered again and the duplicate dropped.
         tracing::warn!(sweep, index, error = %e, "cannot acknowledge the job");
+    }
+}
+
+/// The result's message id: the job's own when it names this job, so a job published again
+/// (`submit --republish`, or `watch` replaying a lost job, with a `.r<n>` suffix) is answered
+/// with a result the server's duplicate window does not drop as the lost one's duplicate.
+fn result_msg_id(msg: &Message, sweep: &str, index: u64) -> String {
+    let own = msg.headers.as_ref().and_then(|h| h.get(NATS_MESSAGE_ID)).map(|v| v.as_str());
+    match own {
+        Some(id) if parse_msg_id(id) == Some((sweep, index)) => id.to_string(),
+        _ => msg_id(sweep, index),
     }
 }
 

@@ -10,7 +10,7 @@ use async_nats::jetstream::publish::PublishAck;
 use async_nats::jetstream::Context;
 use bytes::Bytes;
 use simfleet::nats::result_parts::{part_size, Head, Part, HEAD_HEADER, PART_HEADER};
-use simfleet::topology::{msg_id, result_subject};
+use simfleet::topology::result_subject;
 
 /// Whether a payload of `len` bytes must go in parts on a server with `max_payload` (0: the
 /// server did not say, so it goes whole as before).
@@ -31,10 +31,12 @@ fn attempt() -> u64 {
 /// Publishes `payload` (result `index` of `sweep`) as parts of at most
 /// [`part_size`]`(max_payload)` bytes, each confirmed by the stream, then its head; returns the
 /// head's publish ack (`duplicate` when another worker's head for the job is already stored).
+/// The head carries `head_id`, the message id a whole result would have (the job's own).
 pub(crate) async fn publish(
     js: &Context,
     sweep: &str,
     index: u64,
+    head_id: &str,
     payload: Vec<u8>,
     max_payload: usize,
 ) -> Result<PublishAck, async_nats::Error> {
@@ -59,7 +61,7 @@ pub(crate) async fn publish(
     }
     let head = Head { attempt, n, bytes: payload.len() as u64 };
     let mut headers = HeaderMap::new();
-    headers.insert(NATS_MESSAGE_ID, msg_id(sweep, index).as_str());
+    headers.insert(NATS_MESSAGE_ID, head_id);
     headers.insert(HEAD_HEADER, head.header().as_str());
     tracing::info!(sweep, index, bytes = payload.len(), parts = n, "publishing a result in parts");
     Ok(js.publish_with_headers(subject, headers, Bytes::new()).await?.await?)

@@ -148,9 +148,33 @@ pub async fn run(
         fetch_batch: settings.fetch_batch.max(1),
         drain_timeout: settings.drain_timeout,
     };
-    intake.run(shutdown).await;
+    // Whatever the servers do (gone, paused, partitioned away), the worker stops within its
+    // drain timeout and a second of a shutdown: a NAK or flush that cannot reach a server would
+    // otherwise wait for it forever. What is not acknowledged by then comes back to the queue
+    // after its ack wait.
+    let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
+    let drain_bound = settings.drain_timeout + SHUTDOWN_MARGIN;
+    let running = intake.run(async move {
+        let _ = stop_rx.wait_for(|stop| *stop).await;
+    });
+    tokio::pin!(running);
+    tokio::select! {
+        () = &mut running => return Ok(()),
+        () = &mut shutdown => {
+            let _ = stop_tx.send(true);
+        }
+    }
+    if tokio::time::timeout(drain_bound, running).await.is_err() {
+        tracing::warn!(
+            waited_seconds = drain_bound.as_secs_f64(),
+            "stopping without a clean drain: the servers did not answer; unacknowledged jobs return after their ack wait"
+        );
+    }
     Ok(())
 }
+
+/// How long past its drain timeout a stopping worker waits for the servers at most.
+const SHUTDOWN_MARGIN: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// How the worker reaches model endpoints: its CA file, the environment's proxies, its share of
 /// the endpoints' limits, and a connection per episode in flight.

@@ -50,9 +50,24 @@ pub(super) async fn follow(
         eprintln!("serving simfleet_sweep_jobs on http://{bound}/metrics");
     }
     let bar = progress::episodes(progress, 0);
-    let report = fleet::watch::watch(fleet, id, out, &bar).await?;
-    if settings.metrics_listen.is_some() {
+    // Stopped by ctrl-c or SIGTERM: what was written is synced and acknowledged batch by batch,
+    // so the same command later resumes; 130, as shells report an interrupted command.
+    let report = tokio::select! {
+        report = fleet::watch::watch(fleet, id, out, &bar) => report?,
+        () = interrupted() => {
+            bar.finish_and_clear();
+            eprintln!("watch interrupted; run the same command again to resume {}", out.display());
+            return Ok(ExitCode::from(130));
+        }
+    };
+    if let Some(addr) = settings.metrics_listen {
         // The final counts are recorded; let Prometheus see them before the listener goes away.
+        if progress {
+            eprintln!(
+                "waiting up to {} s for Prometheus to scrape the final counts from {addr} (--metrics-listen)",
+                fleet::metrics::FINAL_SCRAPE_TIMEOUT.as_secs()
+            );
+        }
         fleet::metrics::await_next_scrape(fleet::metrics::FINAL_SCRAPE_TIMEOUT).await;
     }
     let secs = report.elapsed.as_secs_f64();
@@ -63,30 +78,36 @@ pub(super) async fn follow(
     print!("{table}");
     match &report.cells {
         None => println!(
-            "\n{}: {} of {} jobs written to {} ({} records this run in {:.1} s, {:.0} records/s; {} found in the file at start; {} duplicate results dropped)",
+            "\n{}: {} of {} jobs written to {} ({} records this run in {:.1} s, {} records/s; {} found in the file at start; {} duplicate results dropped)",
             report.sweep,
             report.jobs_done,
             report.jobs_total,
             out.display(),
             report.records_written,
             secs,
-            report.records_written as f64 / secs.max(1e-9),
+            progress::plain_rate(report.records_written as f64 / secs.max(1e-9)),
             report.resumed_jobs,
             report.duplicates,
         ),
         Some((path, rows)) => println!(
-            "\n{}: {} of {} jobs summarised into {rows} cells in {} ({} episodes in {:.1} s, {:.0} episodes/s; {} records of records cells in {}; {} duplicate results dropped)",
+            "\n{}: {} of {} jobs summarised into {rows} cells in {} ({} episodes in {:.1} s, {} episodes/s; {} records of records cells in {}; {} duplicate results dropped)",
             report.sweep,
             report.jobs_done,
             report.jobs_total,
             path.display(),
             report.episodes,
             secs,
-            report.episodes as f64 / secs.max(1e-9),
+            progress::plain_rate(report.episodes as f64 / secs.max(1e-9)),
             report.records_written,
             out.display(),
             report.duplicates,
         ),
+    }
+    if report.replayed + report.reread > 0 {
+        println!(
+            "recovered from the servers' losses: {} jobs published again (no result, no job message), {} results read again from the results stream (acknowledged earlier, missing from the file)",
+            report.replayed, report.reread
+        );
     }
     if report.cancelled {
         println!("the sweep was cancelled");
@@ -103,4 +124,20 @@ pub(super) async fn follow(
     let sweep = crate::sweep::Sweep::parse(&entry.definition, id)?.with_collect(entry.collect);
     let models_ok = crate::llm_tally::check(&sweep, out)?;
     Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Completes on ctrl-c or SIGTERM.
+async fn interrupted() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

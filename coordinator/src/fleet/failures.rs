@@ -71,10 +71,12 @@ impl FailureLog {
         Ok(())
     }
 
-    /// Flushes what was pushed to the file.
+    /// Flushes what was pushed to the file and syncs it to disk (`watch` acknowledges a failed
+    /// job's result only after this).
     pub fn flush(&mut self) -> anyhow::Result<()> {
         if let Some(w) = &mut self.file {
             w.flush()?;
+            w.get_ref().sync_data()?;
         }
         Ok(())
     }

@@ -1,0 +1,229 @@
+//! `coordinator watch`: collects a sweep's results into a file until every job has a result or
+//! has failed.
+//!
+//! Results arrive through the durable consumer `watch-<sweep>` (explicit acks). Each batch's
+//! records are written contiguously per job and flushed, failures are logged beside the file,
+//! and only then is each message of the batch acknowledged. (Not ack policy *all*: acknowledging
+//! the newest result would also acknowledge an older one still waiting to be redelivered from a
+//! watcher that was killed, and that job would be lost.)
+//! So a watcher killed at any instant has lost nothing: what it had not acknowledged comes
+//! again, and whatever of it already reached the file is recognised by its job index.
+//!
+//! Layout: this file sets up and ends a watch; `ledger` is what it knows of every job of the
+//! sweep; `collect` reads the results; `audit` finds the jobs still missing that nothing will
+//! bring (a result the file lost after it was acknowledged, a job the servers lost) and gets
+//! them again.
+//!
+//! Restarting: if the output file exists, its partial tail is cut back to whole jobs
+//! ([`crate::records::resume`]), the jobs in it and in the failure log count as done, and the durable
+//! consumer carries on where it stopped. If the output file does not exist, the consumer is
+//! recreated to read the sweep's results from the start.
+//!
+//! A sweep with cells that collect summaries is merged per cell in job order
+//! ([`crate::cell_table`]) and its summary file written at the end. Its watch always reads the
+//! results from the start: they are small (one aggregate per job) and the results stream keeps
+//! them, so a restarted watch rebuilds in seconds what a killed one held in memory.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use indicatif::ProgressBar;
+use simfleet::topology::{watch_consumer, SweepEntry, SweepStatus};
+
+use self::ledger::{Ledger, State};
+use super::failures::{FailedJob, FailureLog};
+use super::Fleet;
+use crate::cell_table::{self, CellTable};
+use crate::records::RecordWriter;
+use crate::sweep::Sweep;
+
+mod audit;
+mod collect;
+mod ledger;
+
+/// An unused watch consumer is removed by the server after this long.
+const CONSUMER_INACTIVE: Duration = Duration::from_secs(7 * 24 * 3600);
+
+/// What a watch did.
+#[derive(Debug)]
+pub struct WatchReport {
+    /// The sweep id.
+    pub sweep: String,
+    /// Jobs in the sweep.
+    pub jobs_total: u64,
+    /// Jobs with records in the file (this run and before).
+    pub jobs_done: u64,
+    /// Failed jobs, by index.
+    pub failures: Vec<FailedJob>,
+    /// Jobs found in the file when this run started.
+    pub resumed_jobs: u64,
+    /// Records written by this run.
+    pub records_written: u64,
+    /// Episodes collected by this run (recorded or summarised).
+    pub episodes: u64,
+    /// Where the summary file went and its rows, when cells collected summaries.
+    pub cells: Option<(std::path::PathBuf, usize)>,
+    /// Duplicate results dropped by this run.
+    pub duplicates: u64,
+    /// Jobs this run published again because the servers had lost them (no result, no job
+    /// message).
+    pub replayed: u64,
+    /// Results this run read again from the results stream: acknowledged earlier, missing from
+    /// the file.
+    pub reread: u64,
+    /// Whether the sweep was cancelled.
+    pub cancelled: bool,
+    /// Why the sweep stopped handing out jobs, when its `llm_max_calls` was reached.
+    pub llm_stopped: Option<String>,
+    /// The summary of every record in the file, when this run wrote them all (a resumed run
+    /// leaves it to a read of the file).
+    pub summary: Option<crate::summary::Summary>,
+    /// Wall time of this run.
+    pub elapsed: Duration,
+}
+
+/// Watches sweep `id` into `out`, drawing progress on `bar`.
+pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> anyhow::Result<WatchReport> {
+    let started = Instant::now();
+    let entry = fleet.entry(id).await?;
+    let sweep = Sweep::parse(&entry.definition, &format!("the definition of {id} in the KV bucket"))?
+        .with_collect(entry.collect);
+    anyhow::ensure!(sweep.id == id, "the KV entry of {id} holds the definition of another sweep ({})", sweep.id);
+    let summaries = sweep.collects_summaries();
+    let cells_path = cell_table::summary_path(&sweep, out);
+    crate::records::Format::of(&cells_path)?;
+    // Before the file is looked at: held until the file is complete, released if this dies.
+    let _lock = super::output_lock::OutputLock::acquire(out)?;
+    let resume = !summaries && std::fs::metadata(out)?.len() > 0;
+    let mut states = vec![State::Pending; sweep.job_count() as usize];
+    let (mut done, mut failed) = (0, 0);
+    let writer = if resume {
+        let found = crate::records::resume(out, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
+        for &job in found.jobs.keys() {
+            if let Some(s) = states.get_mut(job as usize) {
+                *s = State::Done;
+                done += 1;
+            }
+        }
+        if let Some(cut) = found.cut_description() {
+            // Said even with --quiet: the file changed.
+            bar.suspend(|| eprintln!("{}: {cut}; resuming", out.display()));
+        }
+        RecordWriter::append(out, &sweep.games())?
+    } else {
+        // A fresh file must get every result: start the consumer over.
+        let _ = fleet.topology.results.delete_consumer(&watch_consumer(id)).await;
+        RecordWriter::create(out, &sweep.games())?
+    };
+    let (failures, known_failures) = FailureLog::open(out, resume)?;
+    let table = summaries.then(|| CellTable::new(&sweep));
+    for job in known_failures.keys() {
+        if let Some(s @ State::Pending) = states.get_mut(*job as usize) {
+            *s = State::Failed;
+            failed += 1;
+        }
+    }
+    let resumed_jobs = done;
+    bar.set_length(sweep.episode_count());
+    let mut p = Ledger {
+        sweep,
+        states,
+        done,
+        failed,
+        writer,
+        failures,
+        bar,
+        table,
+        records_written: 0,
+        episodes: 0,
+        duplicates: 0,
+        replayed: 0,
+        reread: 0,
+        summary: crate::summary::Summary::default(),
+        llm_calls: 0,
+        llm_stopped: None,
+    };
+    let already: u64 =
+        (0..p.sweep.job_count()).filter(|&i| p.states[i as usize] != State::Pending).map(|i| p.episodes_of(i)).sum();
+    crate::progress::resume_at(bar, already);
+    p.flush()?;
+    let mut cancelled = false;
+    if !p.finished() {
+        cancelled = collect::collect(fleet, id, &mut p).await?;
+    }
+    p.flush()?;
+    if p.finished() {
+        // Nothing left to read: the consumer is only server state now.
+        let _ = fleet.topology.results.delete_consumer(&watch_consumer(id)).await;
+    }
+    // Read again: a `cancel` may have changed the status meanwhile.
+    if let Ok(now) = fleet.entry(id).await {
+        update_entry(fleet, &now, &p, true).await;
+    }
+    bar.finish_and_clear();
+    let Ledger {
+        sweep,
+        done,
+        writer,
+        records_written,
+        episodes,
+        duplicates,
+        replayed,
+        reread,
+        mut summary,
+        table,
+        llm_stopped,
+        ..
+    } = p;
+    // Completes the file (a Parquet file needs its footer).
+    writer.finish()?;
+    let mut cells = None;
+    // When every cell collects summaries, `out` is the summary file: written over the records
+    // writer's empty file.
+    if let Some(table) = table {
+        let rows = table.rows()?;
+        crate::records::cells::write_cells(&cells_path, &rows)?;
+        summary = cell_table::summary_of(&rows)?;
+        cells = Some((cells_path, rows.len()));
+    }
+    let mut failures: Vec<FailedJob> = FailureLog::open(out, true)?.1.into_values().collect();
+    failures.sort_by_key(|f| f.job);
+    Ok(WatchReport {
+        sweep: id.to_string(),
+        jobs_total: sweep.job_count(),
+        jobs_done: done,
+        failures,
+        resumed_jobs,
+        records_written,
+        episodes,
+        cells,
+        duplicates,
+        replayed,
+        reread,
+        cancelled,
+        llm_stopped,
+        summary: (resumed_jobs == 0).then_some(summary),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Writes the counts (and `done` at the end) into the sweep's KV entry; best effort. Only
+/// those change: a `cancel` or `priority` written since `entry` was read stays.
+async fn update_entry(fleet: &Fleet, entry: &SweepEntry, p: &Ledger<'_>, at_end: bool) {
+    let (done, failed, finished) = (p.done, p.failed, at_end && p.finished());
+    if (entry.jobs_done, entry.jobs_failed) == (done, failed) && !finished {
+        return;
+    }
+    let next = |stored: Option<SweepEntry>| {
+        let mut next = stored.unwrap_or_else(|| entry.clone());
+        next.jobs_done = done;
+        next.jobs_failed = failed;
+        if finished && next.status == SweepStatus::Submitted {
+            next.status = SweepStatus::Done;
+        }
+        next
+    };
+    if let Err(e) = fleet.modify_entry(&entry.id, next).await {
+        tracing::warn!(error = %e, "cannot update the sweep's KV entry");
+    }
+}
