@@ -6,13 +6,15 @@ use std::time::Duration;
 use async_nats::jetstream::consumer::{pull, AckPolicy, PullConsumer};
 use async_nats::jetstream::Context;
 use futures::StreamExt;
+use simfleet::nats::result_parts::{Head, Part};
 use simfleet::topology::{result_subject, JOBS_STREAM, RESULTS_STREAM};
 use simfleet::JobResult;
 
 use crate::wait::within;
 
 /// Reads results of `sweep` until `count` distinct job indexes have one (a redelivered job may
-/// be answered twice; the first answer is kept). Fails after `timeout`.
+/// be answered twice; the first answer is kept). A result sent in parts (over the server's
+/// `max_payload`) is put together from its parts when its head comes. Fails after `timeout`.
 pub async fn collect_results(js: &Context, sweep: &str, count: usize, timeout: Duration) -> BTreeMap<u64, JobResult> {
     let stream = js.get_stream(RESULTS_STREAM).await.expect("the results stream exists");
     let consumer = stream
@@ -21,12 +23,24 @@ pub async fn collect_results(js: &Context, sweep: &str, count: usize, timeout: D
         .expect("an ordered consumer on the results");
     let mut messages = consumer.messages().await.expect("results messages");
     let mut results = BTreeMap::new();
+    // Parts by (attempt, part number): a head names its attempt and how many parts it has.
+    let mut parts: BTreeMap<(u64, u32), Vec<u8>> = BTreeMap::new();
     let what = format!("{count} results of sweep {sweep}");
     within(&what, timeout, async {
         while results.len() < count {
             match messages.next().await {
                 Some(Ok(msg)) => {
-                    let r: JobResult = simfleet::protocol::decode(&msg.payload).expect("a result decodes");
+                    if let Some(part) = Part::of(msg.headers.as_ref()) {
+                        parts.insert((part.attempt, part.k), msg.payload.to_vec());
+                        continue;
+                    }
+                    let payload = match Head::of(msg.headers.as_ref()) {
+                        Some(head) => (0..head.n)
+                            .flat_map(|k| parts.remove(&(head.attempt, k)).expect("every part before its head"))
+                            .collect(),
+                        None => msg.payload.to_vec(),
+                    };
+                    let r: JobResult = simfleet::protocol::decode(&payload).expect("a result decodes");
                     results.entry(r.index).or_insert(r);
                 }
                 Some(Err(e)) => eprintln!("results consumer: {e} (retrying)"),

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 
 use simfleet::aggregate::{differences, CellAggregate, Moments, SeedValue};
-use simfleet::protocol::{Collect, Job, SeedRange, PROTOCOL_VERSION};
+use simfleet::protocol::{Collect, Job, SeedRange};
 use simfleet::{GameKind, JobResult};
 
 use super::interval::binary_moments;
@@ -203,19 +203,9 @@ impl Stopping {
                 let mut start = lo;
                 while start < hi {
                     let count = per.min(hi - start);
-                    let mut job = Job {
-                        protocol_version: PROTOCOL_VERSION,
-                        sweep: sweep.id.clone(),
-                        index,
-                        game: first.game.as_str().into(),
-                        scenario: first.scenario.clone(),
-                        policy_set: first.policy_set.clone(),
-                        seeds: SeedRange { start: sweep.seeds.start + start, count },
-                        replay: false,
-                        collect: first.collect,
-                        paired: sets[1..].iter().map(|&s| sweep.cells[shape.cells[s]].policy_set.clone()).collect(),
-                    };
-                    job.protocol_version = job.required_version();
+                    let seeds = SeedRange { start: sweep.seeds.start + start, count };
+                    let paired = sets[1..].iter().map(|&s| sweep.cells[shape.cells[s]].policy_set.clone()).collect();
+                    let job = sweep.job_at(index, first, seeds, paired);
                     self.round.insert(index, (g, sets.clone()));
                     index += 1;
                     jobs.push(job);

@@ -251,6 +251,12 @@ impl Sweep {
         let first = &self.cells[group.cells.start];
         let offset = (index - group.first_job) * group.seeds_per_job;
         let count = group.seeds_per_job.min(self.seeds.count - offset);
+        let paired = self.cells[group.cells.start + 1..group.cells.end].iter().map(|c| c.policy_set.clone());
+        Some(self.job_at(index, first, SeedRange { start: self.seeds.start + offset, count }, paired.collect()))
+    }
+
+    /// Job `index` playing `seeds` of cell `first` (and of the `paired` sets beside it).
+    pub(crate) fn job_at(&self, index: u64, first: &Cell, seeds: SeedRange, paired: Vec<PolicySet>) -> Job {
         let mut job = Job {
             protocol_version: PROTOCOL_VERSION,
             sweep: self.id.clone(),
@@ -258,14 +264,14 @@ impl Sweep {
             game: first.game.as_str().into(),
             scenario: first.scenario.clone(),
             policy_set: first.policy_set.clone(),
-            seeds: SeedRange { start: self.seeds.start + offset, count },
+            seeds,
             replay: false,
             collect: first.collect,
-            paired: self.cells[group.cells.start + 1..group.cells.end].iter().map(|c| c.policy_set.clone()).collect(),
+            paired,
         };
         // The oldest version that carries it, so that a records job is the bytes of version 1.
         job.protocol_version = job.required_version();
-        Some(job)
+        job
     }
 
     /// Every job in order (generated lazily: a sweep may have millions).
