@@ -15,20 +15,10 @@ use simfleet::{GameKind, Spec};
 /// constant, so that the expansion and the sweep id are the same on every machine.
 pub const LLM_SEAT_EPISODES_PER_JOB: u64 = 20;
 
-/// How many times the records-mode default episodes per job a summary job carries, per game:
-/// about one second of play on one core when chosen, 0.1–0.3 s since issue 17's faster engines
-/// (docs/sweeps.md, "Episodes per job"). The records-mode defaults were sized to 10–250 ms of
-/// playing, encoding and publishing each episode's record (BENCHMARKS.md, "Sizing inputs"); a
-/// summary job publishes one small aggregate, so its episodes cost only their play, and a
-/// hundred times as many of them amortise the per-message cost of the fleet a hundredfold. A constant, not a calibration, so that the expansion and the sweep id
-/// are the same on every machine.
+/// How many times the records-mode default episodes per job a summary job of `game` carries
+/// (the game's own fact, [`simfleet::GameInfo::summary_scale`]).
 pub fn summary_scale(game: GameKind) -> u64 {
-    match game {
-        GameKind::BucketBrigade => 100,
-        GameKind::Deception => 50,
-        GameKind::Cogsguard => 4,
-        GameKind::Trolley => 50,
-    }
+    game.info().summary_scale
 }
 
 /// Episodes per job when the file does not say: for a cell with `llm` seats among `seats`,

@@ -151,6 +151,13 @@ pub struct GameInfo {
     pub outcomes: &'static [&'static str],
     /// Default metric buckets.
     pub buckets: Buckets,
+    /// How many times the records-mode default episodes per job a summary job carries: about
+    /// one second of play on one core when chosen, 0.1–0.3 s since issue 17's faster engines
+    /// (docs/sweeps.md, "Episodes per job"). A summary job publishes one small aggregate, so its
+    /// episodes cost only their play, and many times as many of them amortise the fleet's
+    /// per-message cost. A constant, not a calibration, so that the expansion and the sweep id
+    /// are the same on every machine.
+    pub summary_scale: u64,
 }
 
 /// One played episode: the record, and the JSON replay when it was asked for.

@@ -143,6 +143,7 @@ impl Game for BucketBrigade {
                 -1000.0, -300.0, -100.0, 0.0, 50.0, 100.0, 125.0, 150.0, 200.0, 300.0, 500.0, 1000.0, 2000.0, 5000.0,
             ],
         },
+        summary_scale: 100,
     };
 
     /// Resolves the scenario (§2), checks the team size, then parses each seat's policy (§8.4).

@@ -68,6 +68,7 @@ impl Game for Cogsguard {
             length: &[100.0, 300.0, 1000.0, 3000.0, 10000.0, 100000.0],
             agent_reward: &[0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
         },
+        summary_scale: 4,
     };
 
     fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<Self, JobError> {

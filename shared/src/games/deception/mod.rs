@@ -126,6 +126,7 @@ impl Game for Deception {
             length: &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0, 20.0, 30.0, 50.0, 100.0, 200.0],
             agent_reward: &[-1.0, 0.0, 1.0],
         },
+        summary_scale: 50,
     };
 
     fn prepare(scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<Self, JobError> {

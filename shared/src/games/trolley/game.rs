@@ -310,6 +310,7 @@ impl Game for Trolley {
         win_outcome: None,
         outcomes: &OUTCOMES,
         buckets: BUCKETS,
+        summary_scale: 50,
     };
 
     fn prepare(scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<Trolley, JobError> {
