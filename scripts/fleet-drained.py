@@ -16,7 +16,7 @@ import sys
 import time
 from urllib.parse import urlparse
 
-JOBS_STREAM = "SIMFLEET_JOBS"  # shared/wire/src/topology.rs
+JOBS_STREAM = "SIMFLEET_JOBS"  # shared/wire/src/names.rs
 INBOX = "_INBOX.fleet_drained"
 
 

@@ -22,7 +22,7 @@ What is checked, and against what:
     PodMonitors are checked structurally by the hand-written JSON schemas CRD_SCHEMAS below
     (the fields their CRDs require plus the types simfleet relies on; keda.sh/v1alpha1 and
     monitoring.coreos.com/v1), and semantically: the ScaledObject targets the worker
-    Deployment, reads the backlog of the jobs stream of shared/wire/src/topology.rs from the NATS
+    Deployment, reads the backlog of the jobs stream of shared/wire/src/names.rs from the NATS
     Service's /jsz (one metrics-api trigger), and its targetValue equals the worker's
     concurrency (its CPU limit); every PodMonitor selects pods of the same
     rendering through a named container port;
@@ -211,7 +211,7 @@ def default_drain_seconds() -> int:
 
 
 def topology_names() -> dict[str, str]:
-    text = (ROOT / "shared/wire/src/topology.rs").read_text()
+    text = (ROOT / "shared/wire/src/names.rs").read_text()
     return dict(re.findall(r'pub const ([A-Z_]+): &str = "([^"]+)";', text))
 
 

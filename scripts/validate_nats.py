@@ -5,7 +5,7 @@ config text, each returning a list of errors (empty when the check passes).
 * `parse_conf`: the subset of the nats-server config format simfleet's files use (maps, arrays,
   quoted and bare strings, numbers, `$VARIABLE` references, `include`, `#` and `//` comments).
 * `permission_errors`: what each role may publish, against the subjects the code uses (names
-  from shared/wire/src/topology.rs): the worker cannot publish a job, create, purge, update or delete
+  from shared/wire/src/names.rs): the worker cannot publish a job, create, purge, update or delete
   a stream, touch a consumer other than its own (whose limits it updates), or write the sweeps
   bucket; the coordinator cannot create, update or delete a
   stream; each can do its own part; the admin can do everything.
@@ -116,7 +116,7 @@ def permission_errors(files: dict[str, str], names: dict[str, str]) -> list[str]
             return [f"the {role} user has no permissions"]
     jobs, results, dlq = names["JOBS_STREAM"], names["RESULTS_STREAM"], names["DLQ_STREAM"]
     bucket = names["SWEEPS_BUCKET"]
-    # A sweep's consumer (shared/wire/src/topology.rs, sweep_consumer_name) and its filter.
+    # A sweep's consumer (shared/wire/src/names.rs, sweep_consumer_name) and its filter.
     consumer = names["SWEEP_CONSUMER_PREFIX"] + "sweep-1"
     own_filter = names["JOBS_FILTER"].replace(">", "*.sweep-1")
     kv = f"KV_{bucket}"

@@ -11,7 +11,7 @@ use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
 use simfleet::GameKind;
 
-use simfleet::topology::{SweepEntry, SweepStatus};
+use simfleet::names::{SweepEntry, SweepStatus};
 
 use crate::fleet::Fleet;
 use crate::records::Input;

@@ -5,7 +5,7 @@
 //! - The wire layer, the crate `simfleet-wire` (`shared/wire/`), re-exported here at the same
 //!   paths: [`protocol`] (`Job`, `JobResult`, `EpisodeRecord`, `JobError`, MessagePack), [`stats`],
 //!   [`msgpack`], [`aggregate`] (mergeable aggregates of episodes), [`seeding`], [`spec`],
-//!   [`field`] and [`topology`] (NATS names).
+//!   [`field`] and [`names`] (NATS names).
 //! - [`policy`]: what every game's policies share (metric labels).
 //! - [`games`]: the `Game` trait, `GameKind`, `AnyGame`, and one folder per game.
 //! - [`runner`]: the one play loop ([`runner::play_job`]) and the sinks its records go to.
@@ -21,7 +21,7 @@
 
 use std::sync::Arc;
 
-pub use simfleet_wire::{aggregate, field, msgpack, protocol, seeding, spec, stats, topology};
+pub use simfleet_wire::{aggregate, field, msgpack, names, protocol, seeding, spec, stats};
 
 pub mod games;
 pub mod llm;

@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use async_nats::header::{HeaderMap, NATS_MESSAGE_ID};
 use async_nats::jetstream::Context;
+use simfleet::names::{job_subject, msg_id};
 use simfleet::protocol::{self, PolicySet, SeedRange};
-use simfleet::topology::{job_subject, msg_id};
 use simfleet::{Job, PROTOCOL_VERSION};
 
 /// The game every end-to-end test plays (the first engine to land).

@@ -6,8 +6,8 @@ use std::time::Duration;
 use async_nats::jetstream::consumer::{pull, AckPolicy, PullConsumer};
 use async_nats::jetstream::Context;
 use futures::StreamExt;
+use simfleet::names::{result_subject, JOBS_STREAM, RESULTS_STREAM};
 use simfleet::nats::result_parts::{Head, Part};
-use simfleet::topology::{result_subject, JOBS_STREAM, RESULTS_STREAM};
 use simfleet::JobResult;
 
 use crate::wait::within;
@@ -82,7 +82,7 @@ pub async fn result_order(js: &Context) -> Vec<String> {
     let count = stream.info().await.expect("results stream info").state.messages as usize;
     let consumer = stream
         .create_consumer(pull::OrderedConfig {
-            filter_subject: simfleet::topology::RESULTS_FILTER.to_string(),
+            filter_subject: simfleet::names::RESULTS_FILTER.to_string(),
             headers_only: true,
             ..Default::default()
         })

@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use async_nats::jetstream::{self, Context};
+use simfleet::names;
 use simfleet::nats::topology::{ensure, TopologyConfig};
 use simfleet::nats::Auth;
-use simfleet::topology as names;
 use simfleet_tests::nats_cluster::{stream_leader, wait_new_leader, wait_stream_healthy};
 use simfleet_tests::{CoordinatorProcess, NatsCluster, WorkerProcess};
 

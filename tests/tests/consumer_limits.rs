@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use async_nats::jetstream;
+use simfleet::names;
 use simfleet::nats::topology::{ensure, sweep_consumer, LimitsOwner, TopologyConfig};
-use simfleet::topology as names;
 use simfleet_tests::{config_fixture, CoordinatorProcess, NatsServer, WorkerProcess};
 
 use crate::fleet::{slow_sweep, Setup};

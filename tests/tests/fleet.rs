@@ -10,9 +10,9 @@ use coordinator::fleet::{self, Fleet, FleetSettings};
 use coordinator::sweep::Sweep;
 use futures::StreamExt;
 use indicatif::ProgressBar;
+use simfleet::names::{job_subject, msg_id};
 use simfleet::nats::topology::{ensure, sweep_consumer, LimitsOwner, TopologyConfig};
 use simfleet::protocol::{self, JobEnvelope};
-use simfleet::topology::{job_subject, msg_id};
 use simfleet::{JobErrorKind, PROTOCOL_VERSION};
 use simfleet_tests::jobs::{episodes_for, publish_job, publish_raw, slow_job};
 use simfleet_tests::results::{jobs_in_stream, result_messages};
@@ -272,7 +272,7 @@ async fn submitting_twice_runs_each_job_once() {
     // The sweep is done and stays done when submitted again.
     let third = submit(&f, &setup).await;
     assert_eq!((third.published, third.published_before), (0, 8));
-    assert_eq!(third.status, simfleet::topology::SweepStatus::Done);
+    assert_eq!(third.status, simfleet::names::SweepStatus::Done);
     worker.stop().await.unwrap();
     assert_same_records(&setup, &out).await;
 }
@@ -285,10 +285,10 @@ async fn bad_jobs_are_reported_with_their_index_and_reason() {
     let f = fleet(&url).await;
     // The sweep's KV entry as `submit` writes it, then jobs published by hand: four broken.
     let sweep = &setup.sweep;
-    f.put_entry(&simfleet::topology::SweepEntry {
+    f.put_entry(&simfleet::names::SweepEntry {
         id: sweep.id.clone(),
         name: sweep.name.clone(),
-        status: simfleet::topology::SweepStatus::Submitted,
+        status: simfleet::names::SweepStatus::Submitted,
         priority: Default::default(),
         share: 1,
         jobs_total: 6,
@@ -385,7 +385,7 @@ async fn status_counts_and_cancel_stops_a_sweep() {
     assert!(report.failures.iter().all(|f| f.kind == "cancelled"));
     let states = fleet::status::status(&f, None).await.unwrap();
     assert_eq!(states.len(), 1);
-    assert_eq!((states[0].status, states[0].queued), (simfleet::topology::SweepStatus::Cancelled, 0));
+    assert_eq!((states[0].status, states[0].queued), (simfleet::names::SweepStatus::Cancelled, 0));
     assert!(fleet::status::table(&states).contains(&setup.sweep.id));
 }
 
@@ -484,7 +484,7 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
     let out = setup.path("fleet.jsonl");
     let report = watch(&f, &setup, &out).await;
     assert_eq!((report.jobs_done, report.duplicates), (2, 0));
-    let info = topology.jobs.consumer_info(simfleet::topology::sweep_consumer_name(&setup.sweep.id)).await.unwrap();
+    let info = topology.jobs.consumer_info(simfleet::names::sweep_consumer_name(&setup.sweep.id)).await.unwrap();
     assert_eq!(info.num_redelivered, 0, "a job running past the ack wait was redelivered");
     assert_eq!(result_messages(&js, &setup.sweep.id).await, 2);
     worker.stop().await.unwrap();

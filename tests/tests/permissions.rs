@@ -7,9 +7,9 @@ use std::time::Duration;
 
 use async_nats::jetstream::{self, kv};
 use futures::StreamExt;
+use simfleet::names;
 use simfleet::nats::topology::{ensure, sweep_consumer, LimitsOwner, TopologyConfig};
 use simfleet::nats::{Auth, Credentials, Secret};
-use simfleet::topology as names;
 use simfleet_tests::jobs::{good_job, publish_job, unique_sweep};
 use simfleet_tests::results::jobs_in_stream;
 use simfleet_tests::{config_fixture, logs, CoordinatorProcess, NatsServer, WorkerProcess};
@@ -170,7 +170,7 @@ async fn a_workers_credentials_are_refused_everything_but_its_part() {
     let (consumer, _) = sweep_consumer(&jobs, &TopologyConfig::default(), &sweep, LimitsOwner::Worker).await.unwrap();
     let mut batch = consumer.fetch().max_messages(1).messages().await.unwrap();
     let job = batch.next().await.expect("the queued job").unwrap();
-    assert_eq!(simfleet::topology::sweep_of_job_subject(&job.subject), Some(sweep.as_str()));
+    assert_eq!(simfleet::names::sweep_of_job_subject(&job.subject), Some(sweep.as_str()));
 }
 
 /// Publishes a job as the worker would have to, waiting for the stream's ack.

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use async_nats::jetstream::{self, Context};
 use coordinator::fleet::scan;
+use simfleet::names::{sweep_jobs_filter, SweepEntry, SweepStatus};
 use simfleet::nats::topology::{ensure, Topology, TopologyConfig};
-use simfleet::topology::{sweep_jobs_filter, SweepEntry, SweepStatus};
 use simfleet_tests::{wait_until, CoordinatorProcess, NatsServer};
 
 use crate::fleet::Setup;

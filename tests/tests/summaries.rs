@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use coordinator::records::cells::{read_cells, CellRow};
 use simfleet::aggregate::Moments;
-use simfleet::topology::RESULTS_STREAM;
+use simfleet::names::RESULTS_STREAM;
 use simfleet_tests::scrape::{http_get, metric_sum};
 use simfleet_tests::{CoordinatorProcess, NatsServer, WorkerProcess};
 

@@ -8,8 +8,8 @@ use async_nats::jetstream::consumer::{pull, AckPolicy};
 use async_nats::jetstream::message::AckKind;
 use async_nats::jetstream::stream::{self, RetentionPolicy, StorageType};
 use futures::StreamExt;
+use simfleet::names;
 use simfleet::nats::topology::{ensure, sweep_consumer, LimitsOwner, TopologyConfig, LEGACY_CONSUMER};
-use simfleet::topology as names;
 use simfleet_tests::jobs::{good_job, publish_job, unique_sweep};
 use simfleet_tests::{wait_until, within, CoordinatorProcess, NatsServer};
 

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use simfleet::names::{job_subject, msg_id, SweepEntry, SweepStatus, SWEEPS_BUCKET};
 use simfleet::protocol::{self, JobEnvelope};
-use simfleet::topology::{job_subject, msg_id, SweepEntry, SweepStatus, SWEEPS_BUCKET};
 use simfleet::{JobErrorKind, PROTOCOL_VERSION};
 use simfleet_tests::jobs::{bb_job, good_job, publish_job, publish_raw, team, unique_sweep, GAME};
 use simfleet_tests::results::{collect_results, jobs_in_stream, result_messages};

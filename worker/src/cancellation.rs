@@ -14,7 +14,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::kv;
-use simfleet::topology::{Priority, SweepEntry, SweepStatus, DEFAULT_SHARE};
+use simfleet::names::{Priority, SweepEntry, SweepStatus, DEFAULT_SHARE};
 
 /// How long a sweep's state is trusted before a job reads it again.
 pub const SWEEP_STATE_TTL: Duration = Duration::from_secs(2);

@@ -14,8 +14,8 @@ use std::time::Duration;
 use async_nats::header::{HeaderMap, NATS_MESSAGE_ID};
 use async_nats::jetstream::message::AckKind;
 use async_nats::jetstream::{Context, Message};
+use simfleet::names::{msg_id, parse_msg_id, result_subject};
 use simfleet::protocol::{self, JobEnvelope};
-use simfleet::topology::{msg_id, parse_msg_id, result_subject};
 use simfleet::{Job, JobError, JobErrorKind, JobResult, RunEnv};
 use tokio::sync::watch;
 

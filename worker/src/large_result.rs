@@ -9,8 +9,8 @@ use async_nats::header::{HeaderMap, NATS_MESSAGE_ID};
 use async_nats::jetstream::publish::PublishAck;
 use async_nats::jetstream::Context;
 use bytes::Bytes;
+use simfleet::names::result_subject;
 use simfleet::nats::result_parts::{part_size, Head, Part, HEAD_HEADER, PART_HEADER};
-use simfleet::topology::result_subject;
 
 /// Whether a payload of `len` bytes must go in parts on a server with `max_payload` (0: the
 /// server did not say, so it goes whole as before).

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use async_nats::jetstream::consumer::PullConsumer;
-use simfleet::topology::Priority;
+use simfleet::names::Priority;
 use tokio::sync::OwnedSemaphorePermit;
 
 /// One sweep the worker knows has jobs in the queue.

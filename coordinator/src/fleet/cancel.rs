@@ -2,7 +2,7 @@
 //! jobs. Jobs already delivered (or published during the purge) reach workers, which answer
 //! them `cancelled` without playing; a running `watch` sees the status and stops.
 
-use simfleet::topology::{sweep_jobs_filter, SweepEntry, SweepStatus};
+use simfleet::names::{sweep_jobs_filter, SweepEntry, SweepStatus};
 
 use super::Fleet;
 

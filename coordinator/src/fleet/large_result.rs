@@ -10,8 +10,8 @@ use std::collections::HashMap;
 
 use async_nats::jetstream::message::Acker;
 use bytes::{Bytes, BytesMut};
+use simfleet::names::parse_msg_id;
 use simfleet::nats::result_parts::{Head, Part};
-use simfleet::topology::parse_msg_id;
 
 /// What a message of the results subject means for the reader; `A` acknowledges a message
 /// (an [`Acker`] for `watch`, `()` for a reader that acknowledges nothing).

@@ -21,9 +21,9 @@
 
 use async_nats::jetstream;
 use async_nats::jetstream::kv;
+use simfleet::names::SweepEntry;
 use simfleet::nats::outage::{is_transient, wait_out, wait_out_if, WAITING};
 use simfleet::nats::topology::{self, Topology, TopologyConfig, TopologyError};
-use simfleet::topology::SweepEntry;
 
 pub mod cancel;
 pub mod dlq;

@@ -5,7 +5,7 @@
 //! repeated. Workers read the entry each time they list the sweeps with jobs (every second) and
 //! give their next free slots by the new class; jobs already delivered finish where they are.
 
-use simfleet::topology::{Priority, SweepEntry};
+use simfleet::names::{Priority, SweepEntry};
 
 use super::Fleet;
 

@@ -7,8 +7,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use indicatif::ProgressBar;
+use simfleet::names::result_subject;
 use simfleet::protocol::{Collect, JobResult};
-use simfleet::topology::result_subject;
 use simfleet::GameKind;
 
 use super::failures::FailedJob;

@@ -14,7 +14,7 @@ use async_nats::jetstream::stream::{RawMessageErrorKind, Stream};
 use async_nats::jetstream::Message;
 use async_nats::HeaderMap;
 use futures::StreamExt;
-use simfleet::topology::parse_msg_id;
+use simfleet::names::parse_msg_id;
 
 /// How long a scan waits for the next message before it gives up: the server answers at once
 /// when it has messages, so a long silence means it is gone.

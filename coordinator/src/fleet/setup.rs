@@ -10,9 +10,9 @@
 
 use anyhow::Context as _;
 use async_nats::jetstream::{self, stream::Stream};
+use simfleet::names;
 use simfleet::nats::outage::{wait_out, wait_out_if};
 use simfleet::nats::topology::{self, SetupAction, SetupReport, SetupStep, TopologyError};
-use simfleet::topology as names;
 
 use super::{FleetSettings, CONNECTION_NAME};
 

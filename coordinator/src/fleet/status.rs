@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use async_nats::jetstream::stream::Stream;
 use futures::TryStreamExt;
-use simfleet::topology::{sweep_consumer_name, Priority, SweepStatus, JOBS_FILTER, RESULTS_FILTER};
+use simfleet::names::{sweep_consumer_name, Priority, SweepStatus, JOBS_FILTER, RESULTS_FILTER};
 
 use super::Fleet;
 use crate::table::{self, Align};

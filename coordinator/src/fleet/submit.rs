@@ -34,11 +34,11 @@ use async_nats::jetstream::publish::PublishAck;
 use futures::stream::FuturesUnordered;
 use futures::StreamExt;
 use indicatif::ProgressBar;
-use simfleet::nats::outage::{is_transient, wait_out, WAITING};
-use simfleet::nats::topology::{sweep_consumer, LimitsOwner};
-use simfleet::topology::{
+use simfleet::names::{
     job_subject, msg_id, result_subject, sweep_jobs_filter, Priority, PublishRecord, SweepEntry, SweepStatus,
 };
+use simfleet::nats::outage::{is_transient, wait_out, WAITING};
+use simfleet::nats::topology::{sweep_consumer, LimitsOwner};
 
 use super::{payload, scan, Fleet};
 use crate::sweep::Sweep;

@@ -5,7 +5,7 @@
 
 use std::ops::Range;
 
-use simfleet::topology::{Priority, DEFAULT_SHARE};
+use simfleet::names::{Priority, DEFAULT_SHARE};
 use toml::Spanned;
 
 use super::Sweep;

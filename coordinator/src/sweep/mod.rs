@@ -79,7 +79,7 @@ pub struct Sweep {
     pub collect_override: Option<Collect>,
     /// Its class on a shared fleet (`priority`, [`Sweep::with_class`]); not part of the id.
     #[serde(skip)]
-    pub priority: simfleet::topology::Priority,
+    pub priority: simfleet::names::Priority,
     /// Its weight within the class (`share`); not part of the id.
     #[serde(skip)]
     pub share: u32,

@@ -13,7 +13,7 @@
 //!   cluster without quorum) from real errors, and waiting it out while saying so.
 //! - [`ConfigError`]: a configuration error naming its key, shared by both binaries' settings.
 //!
-//! Object names are in [`crate::topology`], which needs no feature.
+//! Object names are in [`crate::names`], which needs no feature.
 //!
 //! Who may do what (the permissions in `deploy/k8s/base/permissions.conf`): workers bind to
 //! the topology and never create any of it; the coordinator publishes jobs, reads results and

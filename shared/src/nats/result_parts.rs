@@ -14,7 +14,7 @@
 //! write distinct parts, and a head names the parts that belong to it. Parts come before their
 //! head in the stream, so a reader that meets a head already holds its parts; parts of an
 //! attempt whose head never came (the worker died, or its head was a duplicate) are never used.
-//! A part message id does not parse as a job's ([`crate::topology::parse_msg_id`] finds no
+//! A part message id does not parse as a job's ([`crate::names::parse_msg_id`] finds no
 //! index), so stream scans that list answered jobs count only heads and whole results.
 
 use async_nats::HeaderMap;
@@ -111,7 +111,7 @@ mod tests {
         h.insert(PART_HEADER, part.header().as_str());
         assert_eq!(Part::of(Some(&h)), Some(part));
         assert_eq!(Head::of(Some(&h)), None);
-        assert_eq!(crate::topology::parse_msg_id(&part.msg_id("sw")), None);
+        assert_eq!(crate::names::parse_msg_id(&part.msg_id("sw")), None);
         let head = Head { attempt: 1, n: 3, bytes: 3_000_000 };
         let mut h = HeaderMap::new();
         h.insert(HEAD_HEADER, head.header().as_str());

@@ -18,7 +18,7 @@
 //! Every object found is checked for what cannot change in place (retention, subjects, the
 //! consumer's filter and ack policy: a mismatch is an error naming the object) and for its
 //! replicas: an object with other replicas than `stream_replicas` is used as it is, with a
-//! warning that says how to change it, never silently. Names come from `simfleet::topology`.
+//! warning that says how to change it, never silently. Names come from `simfleet::names`.
 
 use std::fmt;
 
@@ -29,7 +29,7 @@ use async_nats::jetstream::ErrorCode;
 use async_nats::jetstream::{kv, Context};
 
 use super::outage::is_transient;
-use crate::topology as names;
+use crate::names;
 
 mod objects;
 mod setup;

@@ -12,7 +12,7 @@
 //! - [`seeding`]: episode seed -> ChaCha streams, the random primitives, the trajectory hash.
 //! - [`spec`]: the `NAME[:ARG][?k=v&…]` grammar of policy and scenario strings; [`field`]:
 //!   typed fields whose errors name the field.
-//! - [`topology`]: NATS stream, subject, consumer and KV names; the sweep's KV entry.
+//! - [`names`]: NATS stream, subject, consumer and KV names; the sweep's KV entry.
 //!
 //! # The layering invariant
 //!
@@ -25,8 +25,8 @@
 pub mod aggregate;
 pub mod field;
 pub mod msgpack;
+pub mod names;
 pub mod protocol;
 pub mod seeding;
 pub mod spec;
 pub mod stats;
-pub mod topology;

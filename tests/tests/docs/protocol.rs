@@ -8,10 +8,10 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::Value;
 use simfleet::aggregate::CellAggregate;
+use simfleet::names::{SweepEntry, SweepStatus};
 use simfleet::protocol::{
     Collect, EpisodeRecord, Job, JobEnvelope, JobError, JobErrorKind, JobResult, PolicySet, SeedRange, StatsMap,
 };
-use simfleet::topology::{SweepEntry, SweepStatus};
 
 use super::session::repo;
 
@@ -111,7 +111,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         id: job.sweep.clone(),
         name: "s".into(),
         status: SweepStatus::Submitted,
-        priority: simfleet::topology::Priority::High,
+        priority: simfleet::names::Priority::High,
         share: 2,
         jobs_total: 1,
         episodes_total: 2,
@@ -119,7 +119,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         jobs_failed: 0,
         definition: String::new(),
         collect: Some(Collect::Summary),
-        published: Some(simfleet::topology::PublishRecord::default()),
+        published: Some(simfleet::names::PublishRecord::default()),
     };
     let envelope = JobEnvelope { protocol_version: 1, sweep: job.sweep.clone(), index: 3 };
     let mut wrong = Vec::new();

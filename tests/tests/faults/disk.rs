@@ -3,7 +3,7 @@
 //! mid-sweep: the sweep running meanwhile and a fresh watch of the sweep finished before are
 //! both the embedded run's records, and the cluster is whole again.
 
-use simfleet::topology::{JOBS_STREAM, RESULTS_STREAM};
+use simfleet::names::{JOBS_STREAM, RESULTS_STREAM};
 use simfleet_tests::faults::{flip_bit, message_blocks, truncate_tail};
 use simfleet_tests::nats_cluster::stream_leader;
 

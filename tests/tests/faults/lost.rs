@@ -4,7 +4,7 @@
 //! mid-sweep (the cut job is read again from the results stream) and finished (the docs'
 //! example).
 
-use simfleet::topology::{result_subject, watch_consumer, JOBS_STREAM, RESULTS_STREAM};
+use simfleet::names::{result_subject, watch_consumer, JOBS_STREAM, RESULTS_STREAM};
 use simfleet_tests::faults::{pause, resume, signal};
 use simfleet_tests::results::result_messages;
 use simfleet_tests::{config_fixture, connect, wait_until, NatsServer};

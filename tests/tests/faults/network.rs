@@ -9,8 +9,8 @@
 //! Needs root, iproute2, nftables and cgroup v2 (scripts/test installs the tools): without
 //! them a test says it is skipped and why.
 
+use simfleet::names::JOBS_STREAM;
 use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
-use simfleet::topology::JOBS_STREAM;
 use simfleet_tests::nats_cluster::{stream_leader, wait_new_leader};
 use simfleet_tests::netlab::{Netlab, ProcessCut};
 use simfleet_tests::{config_fixture, connect, wait_until, NatsServer, WorkerProcess};

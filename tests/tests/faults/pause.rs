@@ -3,8 +3,8 @@
 //! dropped as duplicates, and the file holds every record once. The jobs stream's leader of a
 //! three-server cluster paused mid-sweep (another is elected), then resumed.
 
+use simfleet::names::JOBS_STREAM;
 use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
-use simfleet::topology::JOBS_STREAM;
 use simfleet_tests::faults::{pause, resume};
 use simfleet_tests::nats_cluster::{stream_leader, wait_new_leader};
 use simfleet_tests::{config_fixture, connect, wait_until, NatsServer};

@@ -4,8 +4,8 @@
 
 use std::time::{Duration, Instant};
 
+use simfleet::names::{watch_consumer, JOBS_STREAM, RESULTS_STREAM};
 use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
-use simfleet::topology::{watch_consumer, JOBS_STREAM, RESULTS_STREAM};
 use simfleet_tests::jobs::{episodes_for, publish_job, slow_job, unique_sweep};
 use simfleet_tests::{config_fixture, connect, wait_until, NatsServer, WorkerProcess};
 

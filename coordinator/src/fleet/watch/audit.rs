@@ -22,8 +22,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
+use simfleet::names::{job_subject, msg_id, result_subject, sweep_consumer_name, sweep_jobs_filter, watch_consumer};
 use simfleet::protocol::JobResult;
-use simfleet::topology::{job_subject, msg_id, result_subject, sweep_consumer_name, sweep_jobs_filter, watch_consumer};
 
 use super::super::{metrics, scan, Fleet};
 use super::ledger::Ledger;

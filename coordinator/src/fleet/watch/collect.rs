@@ -7,9 +7,9 @@ use async_nats::jetstream::consumer::{pull, AckPolicy, DeliverPolicy, PullConsum
 use async_nats::jetstream::message::Acker;
 use async_nats::jetstream::AckKind;
 use futures::StreamExt;
+use simfleet::names::{result_subject, watch_consumer, SweepEntry, SweepStatus};
 use simfleet::nats::outage::note;
 use simfleet::protocol::JobResult;
-use simfleet::topology::{result_subject, watch_consumer, SweepEntry, SweepStatus};
 
 use super::super::dlq::DlqReader;
 use super::super::failures::FailedJob;

@@ -28,7 +28,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use indicatif::ProgressBar;
-use simfleet::topology::{watch_consumer, SweepEntry, SweepStatus};
+use simfleet::names::{watch_consumer, SweepEntry, SweepStatus};
 
 use self::ledger::{Ledger, State};
 use super::failures::{FailedJob, FailureLog};

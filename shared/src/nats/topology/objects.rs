@@ -6,7 +6,7 @@ use async_nats::jetstream::consumer::{pull, AckPolicy};
 use async_nats::jetstream::kv;
 use async_nats::jetstream::stream::{self, RetentionPolicy, StorageType};
 
-use crate::topology as names;
+use crate::names;
 
 /// The tunable parts of the topology.
 #[derive(Clone, Debug, PartialEq, Eq)]

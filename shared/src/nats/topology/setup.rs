@@ -17,7 +17,7 @@ use super::{
     dlq_stream_config, failed, jobs_stream_config, results_stream_config, stream, sweeps_bucket, sweeps_stream_name,
     Mode, TopologyConfig, TopologyError,
 };
-use crate::topology as names;
+use crate::names;
 
 /// What setup did to one object.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
