@@ -473,7 +473,7 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
 
     #[test]
     fn parallel_cells_are_the_row_readers() {
-        use crate::report::scan_tests::{results, write_all};
+        use crate::report::reads_tests::{results, write_all};
         let dir = tempfile::tempdir().unwrap();
         let mut files = write_all(dir.path(), &results());
         // A file cut in its last record: both skip it.

@@ -16,8 +16,8 @@ use simfleet::GameKind;
 use crate::cell_order::{self, Place};
 use crate::table::{self, Align};
 
-mod scan;
-pub use scan::SummaryScan;
+mod accumulator;
+pub use accumulator::SummaryScan;
 
 /// Running figures of one cell.
 #[derive(Clone, Debug, Default)]

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use async_nats::jetstream::{self, Context};
-use coordinator::fleet::scan;
+use coordinator::fleet::msg_ids;
 use simfleet::names::{sweep_jobs_filter, SweepEntry, SweepStatus};
 use simfleet::nats::topology::{ensure, Topology, TopologyConfig};
 use simfleet_tests::{wait_until, CoordinatorProcess, NatsServer};
@@ -74,7 +74,7 @@ async fn queued_copies(topology: &Topology, sweep: &str) -> BTreeMap<u64, u32> {
     let mut seq = 1;
     let filter = sweep_jobs_filter(sweep);
     while let Ok(msg) = topology.jobs.raw_message_builder().sequence(seq).next_by_subject(&filter).send().await {
-        let index = scan::index_of(Some(&msg.headers), sweep).expect("a job of the sweep");
+        let index = msg_ids::index_of(Some(&msg.headers), sweep).expect("a job of the sweep");
         *copies.entry(index).or_default() += 1;
         seq = msg.sequence + 1;
     }

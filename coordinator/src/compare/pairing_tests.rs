@@ -10,7 +10,7 @@ use super::pairs::compare_file;
 use super::Comparisons;
 use crate::records::scan::BLOCK;
 use crate::records::Input;
-use crate::report::scan_tests::{results, write_all};
+use crate::report::reads_tests::{results, write_all};
 
 fn both(path: &Path, baseline: Option<&str>, block: usize) -> (Compared, Comparisons, u64, u64) {
     let input = Input::file(path).unwrap();

@@ -9,7 +9,7 @@
 use async_nats::jetstream::stream::Stream;
 use serde::Deserialize;
 
-use super::scan::index_of;
+use super::msg_ids::index_of;
 
 /// The fields of a max-deliveries advisory that matter here.
 #[derive(Debug, Deserialize)]

@@ -7,7 +7,7 @@
 //!   (error results and jobs out of deliveries, from the DLQ).
 //! - [`status`], [`results`], [`cancel`]: counts from any machine, a fresh export from the
 //!   results stream, cancelling a sweep.
-//! - [`scan`]: which jobs of a sweep are answered (the results' message ids) or still queued.
+//! - [`msg_ids`]: which jobs of a sweep are answered (the results' message ids) or still queued.
 //! - [`settings`]: the layered connection settings; [`metrics`]: `/metrics` while `watch` runs.
 //! - [`output_lock`]: one writer per results file (`watch`, `results`).
 //! - [`payload`]: before publishing, whether each records cell's results fit `max_payload`.
@@ -30,11 +30,11 @@ pub mod dlq;
 pub mod failures;
 pub mod large_result;
 pub mod metrics;
+pub mod msg_ids;
 pub mod output_lock;
 pub mod payload;
 pub mod priority;
 pub mod results;
-pub mod scan;
 pub mod settings;
 pub mod setup;
 pub mod status;

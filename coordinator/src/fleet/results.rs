@@ -13,7 +13,7 @@ use simfleet::GameKind;
 
 use super::failures::FailedJob;
 use super::large_result::{Arrival, Assembler};
-use super::{scan, Fleet};
+use super::{msg_ids, Fleet};
 use crate::cell_table::CellTable;
 use crate::records::RecordWriter;
 use crate::sweep::Sweep;
@@ -53,7 +53,7 @@ pub async fn export(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> a
     let mut table = sweep.as_ref().filter(|s| s.collects_summaries()).map(CellTable::new);
     // Results sent in parts are put back together first; nothing is acknowledged here.
     let mut parts = Assembler::<()>::default();
-    scan::for_each_header(&fleet.topology.results, &result_subject(id), false, |msg| {
+    msg_ids::for_each_header(&fleet.topology.results, &result_subject(id), false, |msg| {
         if failed.is_some() {
             return;
         }

@@ -40,7 +40,7 @@ use simfleet::names::{
 use simfleet::nats::outage::{is_transient, wait_out, WAITING};
 use simfleet::nats::topology::{sweep_consumer, LimitsOwner};
 
-use super::{payload, scan, Fleet};
+use super::{msg_ids, payload, Fleet};
 use crate::sweep::Sweep;
 
 /// Publish acks awaited at once, and jobs the publish record announces at a time (`up_to`).
@@ -196,8 +196,8 @@ async fn submit_once(
     let (answered, queued) = if uncertain.is_empty() {
         (BTreeSet::new(), BTreeSet::new())
     } else {
-        let answered = scan::indexes(&fleet.topology.results, &result_subject(&sweep.id), &sweep.id).await?;
-        let queued = scan::queued(&fleet.topology.jobs, &sweep_jobs_filter(&sweep.id), &sweep.id, after_seq).await?;
+        let answered = msg_ids::indexes(&fleet.topology.results, &result_subject(&sweep.id), &sweep.id).await?;
+        let queued = msg_ids::queued(&fleet.topology.jobs, &sweep_jobs_filter(&sweep.id), &sweep.id, after_seq).await?;
         (answered, queued)
     };
     // Jobs published before and still queued, and jobs with a result, need nothing.

@@ -313,7 +313,7 @@ fn roster_names_shorten_team_names_and_rank_tables() {
 #[test]
 fn every_format_ranks_as_the_row_at_a_time_reader() {
     let dir = tempfile::tempdir().unwrap();
-    let files = crate::report::scan_tests::write_all(dir.path(), &crate::report::scan_tests::results());
+    let files = crate::report::reads_tests::write_all(dir.path(), &crate::report::reads_tests::results());
     for path in &files {
         let input = crate::records::Input::file(path).unwrap();
         let (fits, skipped) = rank(&input, None, DEFAULT_RIDGE).unwrap();

@@ -4,13 +4,13 @@
 //! intervals, per-cell histograms of team reward and episode length, and the ranking when the
 //! records come from a ranking sweep (or `--sweep` gives the teams).
 //!
-//! A records file is read twice, by the parallel results reader ([`scan`]), each block's
+//! A records file is read twice, by the parallel results reader ([`reads`]), each block's
 //! episodes taken in file order and dropped: first the summary, each (game, scenario)'s ranges
 //! (the histograms' bins, shared by every policy set of a scenario, need them first) and the
 //! baseline's values per seed; then the histograms, the ranking and the paired comparisons.
 //! Memory holds per-cell figures, the baseline's values and a bit per episode, not the
 //! episodes. The former row-at-a-time path (three reads) is the reference of the equality tests
-//! (`scan_tests.rs`).
+//! (`reads_tests.rs`).
 //!
 //! # Layout
 //!
@@ -18,18 +18,18 @@
 //! - [`histogram`]: bins and counts.
 //! - [`svg`]: the charts.
 //! - [`html`]: the page and its sections.
-//! - [`scan`]: the two reads.
+//! - [`reads`]: the two reads.
 
 pub mod forest;
 pub mod glance;
 pub mod heatmap;
 pub mod histogram;
 pub mod html;
-pub mod scan;
+pub mod reads;
 pub mod svg;
 
 #[cfg(test)]
-pub(crate) mod scan_tests;
+pub(crate) mod reads_tests;
 #[cfg(test)]
 mod tests;
 
@@ -113,7 +113,7 @@ fn collect_cell_rows(input: &Input, rows: &[CellRow], membership: Membership) ->
     Ok(Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped })
 }
 
-/// Reads `input` twice in parallel ([`scan`]) and gathers the page's contents, and the paired
+/// Reads `input` twice in parallel ([`reads`]) and gathers the page's contents, and the paired
 /// comparisons (`None` for a summary file, or a records file without episodes).
 fn gather(
     input: &Input,
@@ -134,8 +134,8 @@ fn gather(
     }
     let threads = parallel::threads();
     let need = Need { sweep: true, llm: true, whole: false };
-    let mut first = scan::FirstRead::new(baseline);
-    parallel::scan_each(input, need, threads, block, |b: scan::FirstBlock| first.take(b))
+    let mut first = reads::FirstRead::new(baseline);
+    parallel::scan_each(input, need, threads, block, |b: reads::FirstBlock| first.take(b))
         .with_context(|| format!("cannot read {input}"))?;
     let (summary, ranges, mut baselines) = first.finish()?;
     if let Some(default) = baselines.as_ref().and_then(Baselines::default_to_read_again) {
@@ -147,12 +147,12 @@ fn gather(
         baselines = Some(again);
     }
     let mut ranker = Ranker::new(membership);
-    let mut second = scan::SecondRead::new(&mut ranker, empty_histograms(&summary, &ranges), baselines)?;
+    let mut second = reads::SecondRead::new(&mut ranker, empty_histograms(&summary, &ranges), baselines)?;
     let need = Need { sweep: true, llm: false, whole: false };
     let cut = parallel::scan_each(input, need, threads, block, |b| second.take(b))
         .with_context(|| format!("cannot read {input} again"))?;
     Input::warn_partial(&cut);
-    let scan::Gathered { summary, sweeps, versions, histograms, pairing } = second.finish(summary);
+    let reads::Gathered { summary, sweeps, versions, histograms, pairing } = second.finish(summary);
     let ranking = ranker.fit(DEFAULT_RIDGE).map_err(anyhow::Error::msg)?;
     let skipped = ranker.skipped;
     let collected = Collected { file: input.to_string(), sweeps, versions, summary, histograms, ranking, skipped };

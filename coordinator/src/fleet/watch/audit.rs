@@ -25,7 +25,7 @@ use futures::StreamExt;
 use simfleet::names::{job_subject, msg_id, result_subject, sweep_consumer_name, sweep_jobs_filter, watch_consumer};
 use simfleet::protocol::JobResult;
 
-use super::super::{metrics, scan, Fleet};
+use super::super::{metrics, msg_ids, Fleet};
 use super::ledger::Ledger;
 
 /// Past the ack wait × deliveries, how long a job with no trace waits before it is replayed.
@@ -165,8 +165,8 @@ async fn whole_result(fleet: &Fleet, seq: u64) -> anyhow::Result<Vec<u8>> {
 
 async fn result_sequences(fleet: &Fleet, id: &str) -> anyhow::Result<BTreeMap<u64, u64>> {
     let mut answered = BTreeMap::new();
-    scan::for_each_header(&fleet.topology.results, &result_subject(id), true, |msg| {
-        if let (Some(job), Some(info)) = (scan::index_of(msg.headers.as_ref(), id), msg.info().ok()) {
+    msg_ids::for_each_header(&fleet.topology.results, &result_subject(id), true, |msg| {
+        if let (Some(job), Some(info)) = (msg_ids::index_of(msg.headers.as_ref(), id), msg.info().ok()) {
             answered.entry(job).or_insert(info.stream_sequence);
         }
     })
@@ -188,7 +188,7 @@ async fn queued_jobs(fleet: &Fleet, id: &str, wanted: usize) -> anyhow::Result<O
     if held == 0 {
         return Ok(Some(Default::default()));
     }
-    Ok(Some(scan::queued(&fleet.topology.jobs, &sweep_jobs_filter(id), id, 0).await?))
+    Ok(Some(msg_ids::queued(&fleet.topology.jobs, &sweep_jobs_filter(id), id, 0).await?))
 }
 
 /// The sweep consumer's ack wait and deliveries (the workers set them), else the coordinator's.
