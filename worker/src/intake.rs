@@ -160,7 +160,14 @@ impl Intake {
                 let Some(consumer) = unless_stopped(shutdown, self.consumer(&stream, &sweep, backoff)).await? else {
                     return Err(Trouble::Failed);
                 };
-                let fetched = tokio::time::timeout(FETCH_TIMEOUT, fetch(consumer, n)).await;
+                // A shutdown does not wait for a fetch the server may never answer (it is gone):
+                // a job it delivers after all is not acknowledged and returns to the queue after
+                // its ack wait, so nothing is lost. A fetch that is answered takes milliseconds.
+                let fetched = tokio::select! {
+                    biased;
+                    f = tokio::time::timeout(FETCH_TIMEOUT, fetch(consumer, n)) => f,
+                    () = shutdown.as_mut() => return Err(Trouble::Shutdown),
+                };
                 let lane = self.schedule.lane_mut(&sweep).expect("planned sweeps have lanes");
                 let msgs = match fetched {
                     Ok(Ok(msgs)) => msgs,

@@ -120,9 +120,7 @@ pub(super) async fn follow(
         println!("(also in {})", fleet::failures::FailureLog::path_for(out).display());
     }
     // Model calls, failures and fallbacks of the cells with `llm` seats; too many fallbacks fail.
-    let entry = fleet.entry(id).await?;
-    let sweep = crate::sweep::Sweep::parse(&entry.definition, id)?.with_collect(entry.collect);
-    let models_ok = crate::llm_tally::check(&sweep, out)?;
+    let models_ok = crate::llm_tally::check(&report.definition, out)?;
     Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 

@@ -80,6 +80,9 @@ pub struct WatchReport {
     pub summary: Option<crate::summary::Summary>,
     /// Wall time of this run.
     pub elapsed: Duration,
+    /// The sweep, as its KV entry defined it when the watch began (read once: a KV read at the
+    /// end could meet a replica that lags behind and fail a complete watch).
+    pub definition: Sweep,
 }
 
 /// Watches sweep `id` into `out`, drawing progress on `bar`.
@@ -204,6 +207,7 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         llm_stopped,
         summary: (resumed_jobs == 0).then_some(summary),
         elapsed: started.elapsed(),
+        definition: sweep,
     })
 }
 
