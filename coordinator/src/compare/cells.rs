@@ -19,7 +19,7 @@ use simfleet::aggregate::{CellAggregate, Moments};
 use simfleet::GameKind;
 
 use super::paired::Paired;
-use super::{stats, CompareError, Comparison, Comparisons};
+use super::{CompareError, Comparison, Comparisons};
 use crate::records::cells::{merge_differences, CellDifference, CellRow};
 use crate::summary::MixedVersions;
 
@@ -108,10 +108,7 @@ pub fn compare_rows(rows: &[CellRow], baseline: Option<&str>) -> Result<Comparis
             });
         }
     }
-    let p: Vec<f64> = out.rows.iter().map(|r| r.reward.p).collect();
-    for (row, adjusted) in out.rows.iter_mut().zip(stats::holm(&p)) {
-        row.p_holm = adjusted;
-    }
+    super::adjust_holm(&mut out.rows);
     Ok(out)
 }
 

@@ -72,6 +72,14 @@ pub struct Comparisons {
     pub not_paired: Vec<(String, String, String)>,
 }
 
+/// Sets every row's `p_holm`: its team-reward p-value after Holm's correction across `rows`.
+pub(crate) fn adjust_holm(rows: &mut [Comparison]) {
+    let p: Vec<f64> = rows.iter().map(|r| r.reward.p).collect();
+    for (row, adjusted) in rows.iter_mut().zip(stats::holm(&p)) {
+        row.p_holm = adjusted;
+    }
+}
+
 /// Errors of `compare`.
 #[derive(Debug, thiserror::Error)]
 pub enum CompareError {

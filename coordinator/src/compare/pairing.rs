@@ -21,7 +21,7 @@ use indexmap::{IndexMap, IndexSet};
 use simfleet::GameKind;
 
 use super::paired::PairedSums;
-use super::{stats, CompareError, Comparison, Comparisons};
+use super::{CompareError, Comparison, Comparisons};
 use crate::cell_order::{self, Place};
 use crate::records::scan::{self, Episodes, Need};
 use crate::records::Input;
@@ -395,10 +395,7 @@ impl Pairing {
                 });
             }
         }
-        let p: Vec<f64> = rows.iter().map(|r| r.reward.p).collect();
-        for (row, adjusted) in rows.iter_mut().zip(stats::holm(&p)) {
-            row.p_holm = adjusted;
-        }
+        super::adjust_holm(&mut rows);
         Comparisons { baseline: self.baseline.clone(), rows, without_baseline, not_paired: Vec::new() }
     }
 }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use indexmap::{IndexMap, IndexSet};
 use simfleet::GameKind;
 
-use super::{stats, CompareError, Comparison, Comparisons, Paired};
+use super::{CompareError, Comparison, Comparisons, Paired};
 use crate::records::{Input, Row};
 
 /// What pairing keeps of an episode.
@@ -159,10 +159,7 @@ pub fn compare(pairs: &Pairs, baseline: Option<&str>) -> Result<Comparisons, Com
             });
         }
     }
-    let p: Vec<f64> = rows.iter().map(|r| r.reward.p).collect();
-    for (row, adjusted) in rows.iter_mut().zip(stats::holm(&p)) {
-        row.p_holm = adjusted;
-    }
+    super::adjust_holm(&mut rows);
     Ok(Comparisons { baseline, rows, without_baseline, not_paired: Vec::new() })
 }
 

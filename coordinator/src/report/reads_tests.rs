@@ -6,7 +6,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use simfleet::protocol::{Job, JobResult, PolicySet, SeedRange, PROTOCOL_VERSION};
-use simfleet::GameKind;
 
 use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
@@ -15,8 +14,7 @@ use super::histogram::Range;
 use super::{collect_cell_rows, empty_histograms, gather, glance, html, render_blocks, Collected, DEFAULT_RIDGE};
 use crate::rank::Membership;
 use crate::rank::Ranker;
-use crate::records::parquet::ParquetSink;
-use crate::records::{Input, RecordWriter, RowRef};
+use crate::records::Input;
 use crate::summary::Summary;
 
 fn job(game: &str, scenario: &str, name: &str, seats: &[&str], start: u64, count: u64) -> Job {
@@ -70,29 +68,7 @@ pub(crate) fn results() -> Vec<JobResult> {
 
 /// The results in each format, and a Parquet file of 37-row groups.
 pub(crate) fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
-    let games: Vec<GameKind> =
-        ["bucket_brigade", "deception", "trolley", "cogsguard"].map(|g| g.parse().unwrap()).into();
-    let mut files = Vec::new();
-    for ext in ["jsonl", "csv", "msgpack", "parquet"] {
-        let path = dir.join(format!("all.{ext}"));
-        let mut w = RecordWriter::create(&path, &games).unwrap();
-        for r in results {
-            w.write_result(r).unwrap();
-        }
-        w.finish().unwrap();
-        files.push(path);
-    }
-    let path = dir.join("small-groups.parquet");
-    let mut sink = ParquetSink::new(std::fs::File::create(&path).unwrap(), crate::records::stat_columns(&games));
-    sink.set_row_group_rows(37);
-    for r in results {
-        for rec in &r.records {
-            sink.write(&RowRef::new(r, rec)).unwrap();
-        }
-    }
-    sink.finish().unwrap();
-    files.push(path);
-    files
+    crate::records::scan::tests::write_formats(dir, results, 37)
 }
 
 fn assert_same_page(path: &Path, baseline: Option<&str>, block: usize) {

@@ -57,6 +57,19 @@ pub(crate) fn submit_watch(url: &str, setup: &Setup, out: &Path) -> CoordinatorP
     coordinator(&["submit", sweep.to_str().unwrap(), "--watch", "--out", out.to_str().unwrap(), "--quiet"], url)
 }
 
+/// Waits until the server has given one of the sweep's jobs again (its first holder went quiet
+/// past its ack wait).
+pub(crate) async fn wait_for_a_redelivery(js: &async_nats::jetstream::Context, setup: &Setup) {
+    use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
+    let jobs = js.get_stream(simfleet::names::JOBS_STREAM).await.unwrap();
+    simfleet_tests::wait_until("a job redelivered", TIMEOUT, || async {
+        let (mut c, _) =
+            sweep_consumer(&jobs, &TopologyConfig::default(), &setup.sweep.id, LimitsOwner::Coordinator).await.ok()?;
+        (c.info().await.ok()?.num_redelivered > 0).then_some(())
+    })
+    .await;
+}
+
 /// Waits until `out` holds the records of at least `jobs` jobs.
 pub(crate) async fn wait_for_jobs(setup: &Setup, out: &Path, jobs: u64, what: impl Fn() -> String) {
     let per_job = setup.sweep.job(0).unwrap().seeds.count;

@@ -10,12 +10,11 @@
 //! them a test says it is skipped and why.
 
 use simfleet::names::JOBS_STREAM;
-use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
 use simfleet_tests::nats_cluster::{stream_leader, wait_new_leader};
 use simfleet_tests::netlab::{Netlab, ProcessCut};
-use simfleet_tests::{config_fixture, connect, wait_until, NatsServer, WorkerProcess};
+use simfleet_tests::{config_fixture, connect, NatsServer, WorkerProcess};
 
-use super::{finish, submit_watch, sweep, wait_for_jobs, worker, TIMEOUT, WORKER_ENV};
+use super::{finish, submit_watch, sweep, wait_for_a_redelivery, wait_for_jobs, worker, TIMEOUT, WORKER_ENV};
 use crate::cluster::ClusterFleet;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -42,13 +41,7 @@ async fn a_partitioned_worker_and_a_lossy_slow_link_lose_and_duplicate_nothing()
     wait_for_jobs(&setup, &out, 1, || submit.stderr().join("\n")).await;
     lab.partition();
     let other = worker(&url);
-    let jobs = js.get_stream(JOBS_STREAM).await.unwrap();
-    wait_until("a job redelivered", TIMEOUT, || async {
-        let (mut c, _) =
-            sweep_consumer(&jobs, &TopologyConfig::default(), &setup.sweep.id, LimitsOwner::Coordinator).await.ok()?;
-        (c.info().await.ok()?.num_redelivered > 0).then_some(())
-    })
-    .await;
+    wait_for_a_redelivery(&js, &setup).await;
     wait_for_jobs(&setup, &out, 6, || submit.stderr().join("\n")).await;
     lab.heal();
     finish(submit, &setup, &out, || logs(&other)).await;

@@ -4,12 +4,11 @@
 //! three-server cluster paused mid-sweep (another is elected), then resumed.
 
 use simfleet::names::JOBS_STREAM;
-use simfleet::nats::topology::{sweep_consumer, LimitsOwner, TopologyConfig};
 use simfleet_tests::faults::{pause, resume};
 use simfleet_tests::nats_cluster::{stream_leader, wait_new_leader};
-use simfleet_tests::{config_fixture, connect, wait_until, NatsServer};
+use simfleet_tests::{config_fixture, connect, NatsServer};
 
-use super::{finish, submit_watch, sweep, wait_for_jobs, worker, TIMEOUT};
+use super::{finish, submit_watch, sweep, wait_for_a_redelivery, wait_for_jobs, worker};
 use crate::cluster::ClusterFleet;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -25,13 +24,7 @@ async fn a_worker_paused_past_its_ack_wait_loses_and_duplicates_nothing() {
     pause(paused.pid());
     let other = worker(&url);
     // Past its ack wait: the server gives what it held to the other worker.
-    let jobs = js.get_stream(JOBS_STREAM).await.unwrap();
-    wait_until("a job redelivered", TIMEOUT, || async {
-        let (mut c, _) =
-            sweep_consumer(&jobs, &TopologyConfig::default(), &setup.sweep.id, LimitsOwner::Coordinator).await.ok()?;
-        (c.info().await.ok()?.num_redelivered > 0).then_some(())
-    })
-    .await;
+    wait_for_a_redelivery(&js, &setup).await;
     wait_for_jobs(&setup, &out, 6, || submit.stderr().join("\n")).await;
     resume(paused.pid());
     let logs = || format!("paused:\n{}\nother:\n{}", paused.logs().join("\n"), other.logs().join("\n"));

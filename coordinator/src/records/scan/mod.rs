@@ -28,7 +28,7 @@ mod whole;
 #[cfg(test)]
 mod json_line_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::path::PathBuf;
 

@@ -57,6 +57,12 @@ pub(super) fn results() -> Vec<JobResult> {
 
 /// The results written to `dir/all.<ext>` for each format, and a Parquet file of 23-row groups.
 pub(super) fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
+    write_formats(dir, results, 23)
+}
+
+/// The results written to `dir/all.<ext>` for each format, and `dir/small-groups.parquet` in
+/// row groups of `group_rows` rows.
+pub(crate) fn write_formats(dir: &Path, results: &[JobResult], group_rows: usize) -> Vec<PathBuf> {
     let games: Vec<GameKind> =
         ["bucket_brigade", "deception", "trolley", "cogsguard"].map(|g| g.parse().unwrap()).into();
     let mut files = Vec::new();
@@ -71,7 +77,7 @@ pub(super) fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
     }
     let path = dir.join("small-groups.parquet");
     let mut sink = ParquetSink::new(std::fs::File::create(&path).unwrap(), crate::records::stat_columns(&games));
-    sink.set_row_group_rows(23);
+    sink.set_row_group_rows(group_rows);
     for r in results {
         for rec in &r.records {
             sink.write(&RowRef::new(r, rec)).unwrap();
