@@ -70,6 +70,18 @@ pub(crate) async fn wait_for_a_redelivery(js: &async_nats::jetstream::Context, s
     .await;
 }
 
+/// A JetStream context on a server other than `victim`: a client of a paused or cut-off server
+/// cannot learn that the other two elected a new leader (it waits on its own server).
+pub(crate) async fn admin_besides(
+    cluster: &simfleet_tests::NatsCluster,
+    victim: usize,
+) -> async_nats::jetstream::Context {
+    let url = cluster.node_url((victim + 1) % 3);
+    let auth = simfleet::nats::Auth::default();
+    let client = simfleet::nats::connect(&url, &auth, "test-survivor").await.expect("a surviving server answers");
+    async_nats::jetstream::new(client)
+}
+
 /// Waits until `out` holds the records of at least `jobs` jobs.
 pub(crate) async fn wait_for_jobs(setup: &Setup, out: &Path, jobs: u64, what: impl Fn() -> String) {
     let per_job = setup.sweep.job(0).unwrap().seeds.count;

@@ -53,11 +53,13 @@ async fn a_partitioned_worker_and_a_lossy_slow_link_lose_and_duplicate_nothing()
     finish(submit_watch(&url, &setup, &out), &setup, &out, || logs(&other)).await;
 }
 
-// Not in the default run: under the full suite's load on 2 cores the cluster sometimes takes
-// longer than the test's 150 s to elect a new jobs leader (2 of 4 runs of the session that
-// added it); alone it passes. Run it with `cargo test -p simfleet-tests --test integration --
-// --ignored faults::network`; scripts/chaos-soak partitions servers for minutes.
-#[ignore = "slow and load-sensitive leader election; run with --ignored (see the comment)"]
+// Not in the default run: it fails as things stand. Clients connected to the cut-off server keep
+// a connection that neither fails nor answers, so a `watch` or worker on it stalls until its
+// pings time out (about 2 minutes) and the sweep makes no progress within the test's wait. The
+// fix is a short client ping interval in `simfleet::nats::connect` (docs/topology.md, "What
+// survives what"). Run it with `cargo test -p simfleet-tests --test integration -- --ignored
+// faults::network`.
+#[ignore = "clients of the cut-off server stall until their pings time out; see the comment"]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_cut_off_from_the_other_two_loses_and_duplicates_nothing() {
     let mut fleet = ClusterFleet::start().await;
@@ -76,7 +78,7 @@ async fn a_server_cut_off_from_the_other_two_loses_and_duplicates_nothing() {
             return;
         }
     };
-    wait_new_leader(&fleet.admin, JOBS_STREAM, &leader).await;
+    wait_new_leader(&super::admin_besides(&fleet.cluster, victim).await, JOBS_STREAM, &leader).await;
     wait_for_jobs(&setup, &out, 6, || format!("{}\n{}", submit.stderr().join("\n"), fleet.cluster.logs())).await;
     drop(cut);
     finish(submit, &setup, &out, || fleet.cluster.logs()).await;

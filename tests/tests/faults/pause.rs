@@ -43,7 +43,7 @@ async fn the_jobs_leader_paused_mid_sweep_loses_and_duplicates_nothing() {
     pause(pid);
     // The other two elect a leader; clients connected to the paused server wait for it (their
     // connection neither fails nor answers until the client's pings time out), so it resumes.
-    wait_new_leader(&fleet.admin, JOBS_STREAM, &leader).await;
+    wait_new_leader(&super::admin_besides(&fleet.cluster, victim).await, JOBS_STREAM, &leader).await;
     resume(pid);
     finish(submit, &setup, &out, || fleet.cluster.logs()).await;
     fleet.wait_healthy().await;
