@@ -1,13 +1,18 @@
 //! Stopping sweeps (`[stop]`) through the CLI: `coordinator run` plays each (game, scenario)
 //! in blocks up to deterministic checkpoints and stops each cell when its questions are
 //! answered; the decisions, the seeds played and the output files are the same whatever the
-//! thread count, in both collect modes; a `[stop]` the cells contradict is refused with the
+//! thread count, in both collect modes, and on a fleet (`submit --watch`) with a worker killed
+//! or the watch killed and started again; a `[stop]` the cells contradict is refused with the
 //! file, the line and the field.
 
 use std::path::Path;
 use std::time::Duration;
 
-use simfleet_tests::CoordinatorProcess;
+use coordinator::fleet::watch::stop_log;
+use coordinator::sweep::Sweep;
+use simfleet::names::{SweepEntry, SweepStatus, SWEEPS_BUCKET};
+use simfleet_tests::results::result_messages;
+use simfleet_tests::{wait_until, CoordinatorProcess, NatsServer, WorkerProcess};
 
 const TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -127,15 +132,137 @@ async fn a_stop_table_the_cells_contradict_is_refused_with_file_line_and_field()
     assert!(stderr.contains("trolley.toml:9: stop.metric: trolley has no win outcome"), "{stderr}");
 }
 
-/// The fleet cannot stop a sweep yet: `submit` says so and publishes nothing, rather than play
-/// every cell to the cap (checked before connecting: no server is needed to be refused).
-#[tokio::test]
-async fn submit_refuses_a_stopping_sweep_and_publishes_nothing() {
+/// A worker binary whose jobs come back 2 s after it dies (workers set the consumer's limits).
+fn worker(url: &str) -> WorkerProcess {
+    let args = ["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
+    WorkerProcess::spawn(&args, &[("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "2")])
+}
+
+/// `coordinator run` of `sweep` in `mode` with 1 and 2 threads, checked equal: the output file,
+/// `<stem>.stop.json`, and the decisions table with the episodes line.
+async fn embedded(dir: &Path, sweep: &str, mode: &str, ext: &str) -> (Vec<u8>, String, String) {
+    let mut runs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = path(dir, &format!("run-{threads}.{ext}"));
+        let args = ["run", sweep, "--out", &out, "--quiet", "--threads", threads, "--collect", mode];
+        let (code, stdout, stderr) = coordinator(&args).await;
+        assert_eq!(code, 0, "{args:?}\n{stdout}\n{stderr}");
+        let stop = std::fs::read_to_string(path(dir, &format!("run-{threads}.stop.json"))).unwrap();
+        runs.push((std::fs::read(&out).unwrap(), stop, decisions(&stdout)));
+    }
+    assert!(runs[0] == runs[1], "{mode}: run --threads 1 and --threads 2 agree");
+    runs.swap_remove(0)
+}
+
+/// The decisions table and the episodes line of `run`'s or `watch`'s stdout.
+fn decisions(stdout: &str) -> String {
+    let from = stdout.rfind("\ngame ").unwrap_or_else(|| panic!("a decisions table in\n{stdout}"));
+    let line = stdout.find("\nstopping: ").unwrap_or_else(|| panic!("an episodes line in\n{stdout}"));
+    let end = stdout[line + 1..].find('\n').map_or(stdout.len(), |e| line + 1 + e);
+    stdout[from..end].to_string()
+}
+
+/// The id `submit` gives `SWEEP` in `mode`.
+fn sweep_id(mode: &str) -> String {
+    Sweep::parse(SWEEP, "stopping.toml").unwrap().with_collect(Some(mode.parse().unwrap())).id
+}
+
+async fn jetstream(url: &str) -> async_nats::jetstream::Context {
+    async_nats::jetstream::new(async_nats::connect(url).await.unwrap())
+}
+
+/// `submit --watch` of the stopping sweep on two worker processes, one killed with SIGKILL
+/// once results come: the output file and `.stop.json` equal `run`'s byte for byte, and the
+/// watch prints `run`'s decisions table and episodes line.
+async fn a_fleet_with_a_worker_killed_plays_as_run(mode: &str, ext: &str) {
+    let server = NatsServer::start();
+    let url = server.client_url();
     let dir = tempfile::tempdir().unwrap();
-    let sweep = path(dir.path(), "stopping.toml");
+    let d = dir.path();
+    let sweep = path(d, "stopping.toml");
     std::fs::write(&sweep, SWEEP).unwrap();
-    let (code, stdout, stderr) = coordinator(&["submit", &sweep, "--nats-url", "nats://127.0.0.1:1"]).await;
-    assert_eq!(code, 2, "{stdout}{stderr}");
-    assert!(stderr.contains("has a [stop] table") && stderr.contains("coordinator run"), "{stderr}");
-    assert!(stderr.contains("Nothing was published"), "{stderr}");
+    let (want, want_stop, want_decisions) = embedded(d, &sweep, mode, ext).await;
+    let (mut victim, _survivor) = (worker(&url), worker(&url));
+    let out = path(d, &format!("fleet.{ext}"));
+    let args = ["submit", &sweep, "--watch", "--out", &out, "--quiet", "--collect", mode, "--nats-url", &url];
+    let mut submit = CoordinatorProcess::spawn(&args, &[]);
+    let (js, id) = (jetstream(&url).await, sweep_id(mode));
+    wait_until("the first results", TIMEOUT, || async { (result_messages(&js, &id).await >= 4).then_some(()) }).await;
+    victim.kill();
+    let status = submit.wait_exit(TIMEOUT).await;
+    let (stdout, stderr) = (submit.stdout(), submit.stderr().join("\n"));
+    assert!(status.success(), "{status}\n{stdout}\n{stderr}");
+    assert!(std::fs::read(&out).unwrap() == want, "{mode}: the fleet's output file is run's\n{stdout}");
+    let stop = std::fs::read_to_string(path(d, "fleet.stop.json")).unwrap();
+    assert_eq!(stop, want_stop, "{mode}: the same decisions and log of every look");
+    assert_eq!(decisions(&stdout), want_decisions, "{mode}: watch prints run's decisions");
+    assert!(stdout.contains("\ncore-seconds: "), "{stdout}");
+    // The sweep's entry ends done, its total the jobs of every round played.
+    let entry: SweepEntry = serde_json::from_slice(
+        &js.get_key_value(SWEEPS_BUCKET).await.unwrap().get(&id).await.unwrap().expect("the sweep's entry"),
+    )
+    .unwrap();
+    assert_eq!(entry.status, SweepStatus::Done);
+    assert!(entry.jobs_total > 8 && entry.jobs_done == entry.jobs_total, "{entry:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_with_a_worker_killed_stops_as_run_does_in_records_mode() {
+    a_fleet_with_a_worker_killed_plays_as_run("records", "jsonl").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fleet_with_a_worker_killed_stops_as_run_does_in_summary_mode() {
+    a_fleet_with_a_worker_killed_plays_as_run("summary", "csv").await;
+}
+
+/// `watch` killed once a look is logged and started again: it replays the logged looks, checks
+/// each, and ends with `run`'s files; a log that disagrees with the results is an error naming
+/// the group and the checkpoint.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_killed_and_restarted_checks_the_logged_looks_and_ends_as_run() {
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sweep = path(d, "stopping.toml");
+    std::fs::write(&sweep, SWEEP).unwrap();
+    let (want, want_stop, _) = embedded(d, &sweep, "records", "jsonl").await;
+    let _workers = (worker(&url), worker(&url));
+    let (code, id, stderr) =
+        coordinator(&["submit", &sweep, "--quiet", "--collect", "records", "--nats-url", &url]).await;
+    assert_eq!((code, id.trim()), (0, sweep_id("records").as_str()), "{stderr}");
+    let id = id.trim();
+    let out = path(d, "fleet.jsonl");
+    let watch = ["watch", id, "--out", &out, "--quiet", "--nats-url", &url];
+    let mut first = CoordinatorProcess::spawn(&watch, &[]);
+    let kv = jetstream(&url).await.get_key_value(SWEEPS_BUCKET).await.unwrap();
+    let key = stop_log::key(id);
+    let logged = |bytes: Option<&[u8]>| {
+        bytes.map_or(0, |b| serde_json::from_slice::<serde_json::Value>(b).unwrap()["folds"].as_array().unwrap().len())
+    };
+    wait_until("a look logged", TIMEOUT, || async {
+        (logged(kv.get(&key).await.unwrap().as_deref()) >= 1).then_some(())
+    })
+    .await;
+    first.kill();
+    let mut second = CoordinatorProcess::spawn(&watch, &[]);
+    let status = second.wait_exit(TIMEOUT).await;
+    let (stdout, stderr) = (second.stdout(), second.stderr().join("\n"));
+    assert!(status.success(), "{status}\n{stdout}\n{stderr}");
+    assert!(std::fs::read(&out).unwrap() == want, "the restarted watch's file is run's");
+    assert_eq!(std::fs::read_to_string(path(d, "fleet.stop.json")).unwrap(), want_stop);
+    let replayed = stdout.lines().find(|l| l.contains("looks replayed against the decision log")).unwrap();
+    let n: usize = replayed.split(' ').next().unwrap().parse().unwrap();
+    assert!(n >= 1, "{replayed}");
+    // A logged look the results do not give: the watch says which.
+    let mut log: serde_json::Value = serde_json::from_slice(&kv.get(&key).await.unwrap().unwrap()).unwrap();
+    let fold = &mut log["folds"][1];
+    let (group, checkpoint) = (fold["group"].as_u64().unwrap(), fold["checkpoint"].as_u64().unwrap());
+    fold["digest"] = serde_json::json!(12345);
+    kv.put(&key, serde_json::to_vec(&log).unwrap().into()).await.unwrap();
+    let (code, stdout, stderr) = coordinator(&watch).await;
+    assert_eq!(code, 2, "{stdout}\n{stderr}");
+    let says = format!("group {group}, checkpoint {checkpoint} (");
+    assert!(stderr.contains(&says) && stderr.contains("logged 0000000000003039"), "{stderr}");
 }

@@ -72,20 +72,26 @@ fn print_report(report: &RunReport, out: &Path) {
         }
     }
     if let Some(stop) = &report.stop {
-        let _ = write!(stdout, "\n{}", stop.table());
-        let _ = writeln!(stdout, "\n{}\n{}", stop.episodes_line(), stop.core_seconds_line());
-        let _ = writeln!(stdout, "decisions and the log of every look in {}", StopFile::path(out).display());
-        if stop.empty {
-            let _ = writeln!(
-                stdout,
-                "warning: an interval disagreed with an earlier look of the same question: the normal approximation does not hold there"
-            );
-        }
+        print_stop(&mut stdout, stop, out);
     }
     if !report.failures.is_empty() {
         let _ = writeln!(stdout, "\n{} job(s) failed:", report.failures.len());
         for f in &report.failures {
             let _ = writeln!(stdout, "  job {}: {}", f.index, f.error);
         }
+    }
+}
+
+/// A stopping sweep's decisions table, the episodes and core-seconds lines, and where the
+/// decisions went: what `run` and `watch` print at the end.
+pub(super) fn print_stop(stdout: &mut impl Write, stop: &crate::stop::report::StopReport, out: &Path) {
+    let _ = write!(stdout, "\n{}", stop.table());
+    let _ = writeln!(stdout, "\n{}\n{}", stop.episodes_line(), stop.core_seconds_line());
+    let _ = writeln!(stdout, "decisions and the log of every look in {}", StopFile::path(out).display());
+    if stop.empty {
+        let _ = writeln!(
+            stdout,
+            "warning: an interval disagreed with an earlier look of the same question: the normal approximation does not hold there"
+        );
     }
 }

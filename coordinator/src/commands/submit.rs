@@ -30,6 +30,11 @@ use crate::sweep::Sweep;
 /// 0.05 s of play) to measure them: cells whose jobs' results will be over the server's max_payload (1 MB by
 /// default) get a warning naming the episodes_per_job that would fit one message; workers send
 /// such results in parts, so no job is refused for its size.
+///
+/// A stopping sweep (a `[stop]` table, docs/sweeps.md "Stopping when the answer is known"):
+/// submit publishes the jobs of its first round only, and `watch` (or --watch) plays the
+/// rounds, publishing each open cell's next block once the checkpoint before it is decided
+/// and logged. Its files and decisions are `coordinator run`'s.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep file (TOML; see examples/).
@@ -79,17 +84,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sweep = Sweep::parse(&definition, &path.display().to_string())?
         .with_collect(args.collect)
         .with_class(priority, args.share);
-    if sweep.stop.is_some() {
-        // The fleet would play every cell to the cap: the stopping decisions need a collector that
-        // publishes each group's next block after its checkpoint, which only `run` has yet.
-        anyhow::bail!(
-            "{} has a [stop] table, and stopping sweeps play in-process only for now: run it with `coordinator run \
-             {}` (any --threads gives the same decisions), or remove [stop] to play every seed on the fleet. \
-             Nothing was published.",
-            path.display(),
-            path.display()
-        );
-    }
     if let Some(out) = args.out.as_deref().filter(|_| args.watch) {
         // Another process writing --out would stop the watch: say so before publishing.
         drop(fleet::output_lock::OutputLock::acquire(out)?);
@@ -118,6 +112,15 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             report.priority,
             report.share,
         );
+        if sweep.stop.is_some() {
+            eprintln!(
+                "{}: a stopping sweep: these are its first round's jobs (at most {} episodes in all); `coordinator \
+                 watch {} --out FILE` plays the next rounds",
+                report.sweep,
+                sweep.episode_count(),
+                report.sweep
+            );
+        }
         // The sweep id alone on stdout, for scripts: `id=$(coordinator submit s.toml)`.
         println!("{}", report.sweep);
         match args.out.as_deref().filter(|_| args.watch) {

@@ -11,6 +11,14 @@ use crate::progress;
 /// Collect a submitted sweep's results into --out with a progress bar (episodes/s, ETA),
 /// until every job has a result or has failed; then print the summary and any failed jobs.
 /// Run it again with the same --out after an interruption: it resumes where it stopped.
+///
+/// A stopping sweep (`[stop]`) is played round by round: when every job of a round has its
+/// result, its records are written in job order, every cell's checkpoint is decided, the
+/// decisions are logged under `<sweep>.stop` in the sweeps KV bucket, and the next round's
+/// jobs are published; at the end it prints the decisions and what they saved, as
+/// `coordinator run` does, and writes FILE's `<stem>.stop.json`. Run again, it reads every
+/// result from the start, checks each logged decision against its replay (a difference is an
+/// error naming the group and the checkpoint), and rewrites FILE from scratch.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep id that `submit` printed.
@@ -107,6 +115,15 @@ pub(super) async fn follow(
         println!(
             "recovered from the servers' losses: {} jobs published again (no result, no job message), {} results read again from the results stream (acknowledged earlier, missing from the file)",
             report.replayed, report.reread
+        );
+    }
+    if let Some(stop) = &report.stop {
+        super::run::print_stop(&mut std::io::stdout().lock(), &stop.report, out);
+        println!(
+            "{} looks replayed against the decision log {} in the sweeps bucket, all equal; {} jobs published by this watch",
+            stop.logged,
+            fleet::watch::stop_log::key(&report.sweep),
+            stop.published
         );
     }
     if report.cancelled {

@@ -180,7 +180,16 @@ async fn submit_once(
     mode: Mode,
     bar: &ProgressBar,
 ) -> Result<SubmitReport, Interrupted> {
-    let total = sweep.job_count();
+    // A stopping sweep publishes the jobs of its first round only: `watch` publishes each next
+    // round once the checkpoint before it is folded and logged (`fleet::watch::stopping`). Its
+    // first round's jobs are numbered 0.. like a plain sweep's, so the publish record holds.
+    let round: Option<Vec<simfleet::protocol::Job>> =
+        crate::stop::block::Stopping::new(sweep).map(|mut s| s.round_jobs(sweep));
+    let total = round.as_ref().map_or(sweep.job_count(), |r| r.len() as u64);
+    let job_at = |index: u64| match &round {
+        Some(r) => r.get(index as usize).cloned(),
+        None => sweep.job(index),
+    };
     let previous = match wait_out("reading the sweep's KV entry", || fleet.topology.sweeps.get(&sweep.id)).await? {
         Some(bytes) => serde_json::from_slice::<SweepEntry>(&bytes).ok(),
         None => None,
@@ -239,7 +248,8 @@ async fn submit_once(
         status,
         priority,
         share,
-        jobs_total: total,
+        // A stopping sweep's watch raises it as it publishes rounds.
+        jobs_total: previous.as_ref().filter(|_| round.is_some()).map_or(total, |p| p.jobs_total.max(total)),
         episodes_total: sweep.episode_count(),
         jobs_done: previous.as_ref().map_or(0, |p| p.jobs_done),
         jobs_failed: previous.as_ref().map_or(0, |p| p.jobs_failed),
@@ -268,7 +278,7 @@ async fn submit_once(
             progress.record.up_to = (index + ACKS_IN_FLIGHT as u64).min(total);
             fleet.record_published(&entry(progress.record)).await.map_err(|e| interrupted(e, &report))?;
         }
-        let job = sweep.job(index).expect("an index of the sweep");
+        let job = job_at(index).expect("an index of the sweep");
         let mut headers = async_nats::HeaderMap::new();
         let id = msg_id(&job.sweep, job.index) + &republish_suffix;
         headers.insert(async_nats::header::NATS_MESSAGE_ID, id.as_str());

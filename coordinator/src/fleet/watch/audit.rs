@@ -28,6 +28,57 @@ use simfleet::protocol::JobResult;
 use super::super::{metrics, msg_ids, Fleet};
 use super::ledger::Ledger;
 
+/// What an audit needs of a watch's books: which jobs are missing, what each job is, and where
+/// a result read again goes. A plain watch's [`Ledger`] and a stopping sweep's round
+/// (`super::stopping`) keep them.
+pub(super) trait Books {
+    /// The sweep id.
+    fn sweep_id(&self) -> &str;
+    /// The jobs still waited for, in index order.
+    fn missing(&self) -> Vec<u64>;
+    /// Whether job `index` still waits for its result.
+    fn is_pending(&self, index: u64) -> bool;
+    /// Job `index`, to publish again.
+    fn job(&self, index: u64) -> Option<simfleet::protocol::Job>;
+    /// Takes a result read again from the stream (counted as read again).
+    fn reread(&mut self, result: JobResult) -> anyhow::Result<()>;
+    /// Counts a job published again.
+    fn replayed(&mut self);
+    /// Makes what was read again durable.
+    fn flush(&mut self) -> anyhow::Result<()>;
+    /// Where to say so.
+    fn bar(&self) -> &indicatif::ProgressBar;
+}
+
+impl Books for Ledger<'_> {
+    fn sweep_id(&self) -> &str {
+        &self.sweep.id
+    }
+    fn missing(&self) -> Vec<u64> {
+        Ledger::missing(self)
+    }
+    fn is_pending(&self, index: u64) -> bool {
+        Ledger::is_pending(self, index)
+    }
+    fn job(&self, index: u64) -> Option<simfleet::protocol::Job> {
+        self.sweep.job(index)
+    }
+    fn reread(&mut self, result: JobResult) -> anyhow::Result<()> {
+        self.accept(result)?;
+        self.reread += 1;
+        Ok(())
+    }
+    fn replayed(&mut self) {
+        self.replayed += 1;
+    }
+    fn flush(&mut self) -> anyhow::Result<()> {
+        Ledger::flush(self)
+    }
+    fn bar(&self) -> &indicatif::ProgressBar {
+        self.bar
+    }
+}
+
 /// Past the ack wait × deliveries, how long a job with no trace waits before it is replayed.
 pub(super) const MARGIN: Duration = Duration::from_secs(5);
 /// Results must have stopped coming for this long before an audit.
@@ -64,13 +115,13 @@ impl Audit {
     }
 
     /// Re-reads the results the file lost and replays the jobs that were lost.
-    pub(super) async fn run(&mut self, fleet: &Fleet, ledger: &mut Ledger<'_>) -> anyhow::Result<Found> {
+    pub(super) async fn run(&mut self, fleet: &Fleet, ledger: &mut impl Books) -> anyhow::Result<Found> {
         let mut found = Found::default();
         let missing = ledger.missing();
         if missing.is_empty() {
             return Ok(found);
         }
-        let id = ledger.sweep.id.clone();
+        let id = ledger.sweep_id().to_string();
         let floor = match fleet.topology.results.consumer_info(watch_consumer(&id)).await {
             Ok(info) => info.ack_floor.stream_sequence,
             Err(_) => 0,
@@ -85,8 +136,7 @@ impl Audit {
             let result: JobResult = simfleet::protocol::decode(&payload)?;
             if result.sweep == id && result.index == job && ledger.is_pending(job) {
                 tracing::warn!(sweep = id, job, "a result acknowledged earlier is not in the file: read again");
-                ledger.accept(result)?;
-                ledger.reread += 1;
+                ledger.reread(result)?;
                 found.reread += 1;
                 metrics::count_reread(&id);
             }
@@ -109,7 +159,7 @@ impl Audit {
                 let since = *self.traceless.entry(job).or_insert_with(Instant::now);
                 if since.elapsed() >= grace {
                     replay(fleet, ledger, job).await?;
-                    ledger.replayed += 1;
+                    ledger.replayed();
                     found.replayed += 1;
                     metrics::count_replayed(&id);
                     // Lost again, it is replayed again after another grace.
@@ -202,8 +252,8 @@ async fn limits(fleet: &Fleet, id: &str) -> (Duration, u32) {
 }
 
 /// Publishes job `index` again with a message id of its own.
-async fn replay(fleet: &Fleet, ledger: &Ledger<'_>, index: u64) -> anyhow::Result<()> {
-    let job = ledger.sweep.job(index).ok_or_else(|| anyhow::anyhow!("job {index} is not in the sweep"))?;
+async fn replay(fleet: &Fleet, ledger: &impl Books, index: u64) -> anyhow::Result<()> {
+    let job = ledger.job(index).ok_or_else(|| anyhow::anyhow!("job {index} is not in the sweep"))?;
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_millis();
     let id = format!("{}.r{stamp}", msg_id(&job.sweep, job.index));
     let mut headers = async_nats::HeaderMap::new();
@@ -211,6 +261,6 @@ async fn replay(fleet: &Fleet, ledger: &Ledger<'_>, index: u64) -> anyhow::Resul
     let payload = simfleet::protocol::encode(&job);
     fleet.js.publish_with_headers(job_subject(&job.game, &job.sweep), headers, payload.into()).await?.await?;
     tracing::warn!(sweep = job.sweep, job = index, msg_id = id, "no result and no job message: published again");
-    ledger.bar.println(format!("job {index}: lost by the servers (no result, no job message); published again"));
+    ledger.bar().println(format!("job {index}: lost by the servers (no result, no job message); published again"));
     Ok(())
 }

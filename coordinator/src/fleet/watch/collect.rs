@@ -20,18 +20,18 @@ use super::ledger::Ledger;
 use super::{update_entry, CONSUMER_INACTIVE};
 
 /// The most results handled between two flushes.
-const BATCH: usize = 1000;
+pub(super) const BATCH: usize = 1000;
 /// The most bytes one pull request asks for. Results are large (a Bucket Brigade job of 1000
 /// episodes is ~150 KB): without a byte cap a pull of 1000 results is 150 MB in one go, more
 /// than the server lets a client fall behind by, and it cuts the connection (slow consumer).
-const PULL_BYTES: usize = 8 << 20;
+pub(super) const PULL_BYTES: usize = 8 << 20;
 /// How often the DLQ, the sweep's KV state and its counts are looked at.
-const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(2);
+pub(super) const HOUSEKEEPING_EVERY: Duration = Duration::from_secs(2);
 /// After this long without a result, `watch` says which jobs it waits for (and again each time
 /// that doubles).
-const SAY_WAITING_AFTER: Duration = Duration::from_secs(5);
+pub(super) const SAY_WAITING_AFTER: Duration = Duration::from_secs(5);
 
-async fn consumer(fleet: &Fleet, id: &str) -> anyhow::Result<PullConsumer> {
+pub(super) async fn consumer(fleet: &Fleet, id: &str) -> anyhow::Result<PullConsumer> {
     let config = pull::Config {
         durable_name: Some(watch_consumer(id)),
         filter_subject: result_subject(id),

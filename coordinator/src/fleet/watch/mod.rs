@@ -12,7 +12,9 @@
 //! Layout: this file sets up and ends a watch; `ledger` is what it knows of every job of the
 //! sweep; `collect` reads the results; `audit` finds the jobs still missing that nothing will
 //! bring (a result the file lost after it was acknowledged, a job the servers lost) and gets
-//! them again.
+//! them again. A stopping sweep (`[stop]`) is played round by round by `stopping`, with
+//! `round` (the round's books), `reader` (its results) and `stop_log` (the decision log in
+//! the KV bucket, and publishing a round).
 //!
 //! Restarting: if the output file exists, its partial tail is cut back to whole jobs
 //! ([`crate::records::resume`]), the jobs in it and in the failure log count as done, and the durable
@@ -40,6 +42,10 @@ use crate::sweep::Sweep;
 mod audit;
 mod collect;
 mod ledger;
+mod reader;
+mod round;
+pub mod stop_log;
+mod stopping;
 
 /// An unused watch consumer is removed by the server after this long.
 const CONSUMER_INACTIVE: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -83,6 +89,20 @@ pub struct WatchReport {
     /// The sweep, as its KV entry defined it when the watch began (read once: a KV read at the
     /// end could meet a replica that lags behind and fail a complete watch).
     pub definition: Sweep,
+    /// A stopping sweep's decisions and what they saved.
+    pub stop: Option<StopWatch>,
+}
+
+/// What the watch of a stopping sweep (`[stop]`) adds to its report.
+#[derive(Debug)]
+pub struct StopWatch {
+    /// The decisions, the savings and the core-seconds, as `run` prints them.
+    pub report: crate::stop::report::StopReport,
+    /// Folds found in the sweep's decision log at the start, each checked against its replay.
+    pub logged: usize,
+    /// Jobs this watch published (its rounds after the first, and those of a resumed round
+    /// without a result).
+    pub published: u64,
 }
 
 /// Watches sweep `id` into `out`, drawing progress on `bar`.
@@ -92,6 +112,9 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
     let sweep = Sweep::parse(&entry.definition, &format!("the definition of {id} in the KV bucket"))?
         .with_collect(entry.collect);
     anyhow::ensure!(sweep.id == id, "the KV entry of {id} holds the definition of another sweep ({})", sweep.id);
+    if sweep.stop.is_some() {
+        return stopping::watch(fleet, id, out, bar, (entry, sweep), started).await;
+    }
     let summaries = sweep.collects_summaries();
     let cells_path = cell_table::summary_path(&sweep, out);
     crate::records::Format::of(&cells_path)?;
@@ -208,6 +231,7 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         summary: (resumed_jobs == 0).then_some(summary),
         elapsed: started.elapsed(),
         definition: sweep,
+        stop: None,
     })
 }
 

@@ -1,0 +1,142 @@
+//! What a stopping sweep's watch knows of the round it plays: the round's jobs, the results in
+//! hand, and results that came early (of a later round, read from the stream before this one is
+//! complete). A result is kept once per job index; anything of a past round is a duplicate.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use indicatif::ProgressBar;
+use simfleet::protocol::{Job, JobError, JobErrorKind, JobResult};
+
+use super::super::failures::FailedJob;
+use super::audit::Books;
+
+/// The books of one round, carried from round to round.
+pub(super) struct Round<'a> {
+    id: String,
+    /// This round's jobs, by index.
+    pub(super) jobs: BTreeMap<u64, Job>,
+    /// This round's results in hand, by index.
+    pub(super) results: BTreeMap<u64, JobResult>,
+    /// Failures the watch itself decided (out of deliveries, cancelled), by index: the failure
+    /// log says so rather than the placeholder result's kind.
+    pub(super) notes: BTreeMap<u64, FailedJob>,
+    /// Results of jobs not (yet) in a round: a later round's, read early.
+    later: BTreeMap<u64, JobResult>,
+    /// The jobs of the rounds before this one.
+    past: BTreeSet<u64>,
+    pub(super) bar: &'a ProgressBar,
+    pub(super) duplicates: u64,
+    pub(super) reread: u64,
+    pub(super) replayed: u64,
+}
+
+impl<'a> Round<'a> {
+    pub(super) fn new(id: &str, bar: &'a ProgressBar) -> Round<'a> {
+        Round {
+            id: id.to_string(),
+            jobs: BTreeMap::new(),
+            results: BTreeMap::new(),
+            notes: BTreeMap::new(),
+            later: BTreeMap::new(),
+            past: BTreeSet::new(),
+            bar,
+            duplicates: 0,
+            reread: 0,
+            replayed: 0,
+        }
+    }
+
+    /// Starts the round of `jobs`: the previous round's jobs become past, and results that came
+    /// early for these jobs are taken.
+    pub(super) fn begin(&mut self, jobs: Vec<Job>) {
+        self.past.extend(self.jobs.keys());
+        self.results.clear();
+        self.notes.clear();
+        self.jobs = jobs.into_iter().map(|j| (j.index, j)).collect();
+        let early: Vec<u64> = self.later.keys().filter(|i| self.jobs.contains_key(i)).copied().collect();
+        for index in early {
+            if let Some(r) = self.later.remove(&index) {
+                self.bar.inc(r.episodes());
+                self.results.insert(index, r);
+            }
+        }
+    }
+
+    /// Whether every job of the round has its result.
+    pub(super) fn complete(&self) -> bool {
+        self.results.len() == self.jobs.len()
+    }
+
+    /// Whether a message of job `index` is still of use (the round waits for it, or it may be
+    /// of a later round): parts of a job that has its result are acknowledged at once.
+    pub(super) fn wants(&self, index: u64) -> bool {
+        self.is_pending(index)
+            || !(self.past.contains(&index) || self.jobs.contains_key(&index) || self.later.contains_key(&index))
+    }
+
+    /// Takes a result read from the stream.
+    pub(super) fn take(&mut self, result: JobResult) {
+        let index = result.index;
+        if self.is_pending(index) {
+            self.bar.inc(result.episodes());
+            self.results.insert(index, result);
+        } else if self.past.contains(&index) || self.jobs.contains_key(&index) || self.later.contains_key(&index) {
+            self.duplicates += 1;
+        } else {
+            self.later.insert(index, result);
+        }
+    }
+
+    /// Fails job `index` of this round for a reason of the watch's own (`kind`): its group stops,
+    /// as after a failed job in `run`.
+    pub(super) fn fail(&mut self, index: u64, kind: &str, error: String) {
+        if !self.is_pending(index) {
+            return;
+        }
+        let job = self.jobs.get(&index);
+        let failed =
+            JobResult::failed("watch", self.id.clone(), index, job, JobError::new(JobErrorKind::Cancelled, &error));
+        self.notes.insert(index, FailedJob { job: index, kind: kind.into(), error: error.clone() });
+        self.bar.println(format!("job {index} failed: {error}"));
+        self.results.insert(index, failed);
+    }
+
+    /// A line naming the missing jobs, the first few by index.
+    pub(super) fn describe_missing(&self) -> String {
+        let missing = self.missing();
+        let shown: Vec<String> = missing.iter().take(5).map(u64::to_string).collect();
+        let more = if missing.len() > 5 { ", …" } else { "" };
+        let s = if missing.len() == 1 { "" } else { "s" };
+        format!("{} job{s} ({}{more})", missing.len(), shown.join(", "))
+    }
+}
+
+impl Books for Round<'_> {
+    fn sweep_id(&self) -> &str {
+        &self.id
+    }
+    fn missing(&self) -> Vec<u64> {
+        self.jobs.keys().filter(|i| !self.results.contains_key(i)).copied().collect()
+    }
+    fn is_pending(&self, index: u64) -> bool {
+        self.jobs.contains_key(&index) && !self.results.contains_key(&index)
+    }
+    fn job(&self, index: u64) -> Option<Job> {
+        self.jobs.get(&index).cloned()
+    }
+    fn reread(&mut self, result: JobResult) -> anyhow::Result<()> {
+        self.take(result);
+        self.reread += 1;
+        Ok(())
+    }
+    fn replayed(&mut self) {
+        self.replayed += 1;
+    }
+    fn flush(&mut self) -> anyhow::Result<()> {
+        // Results are held until their round is complete; nothing is written before.
+        Ok(())
+    }
+    fn bar(&self) -> &ProgressBar {
+        self.bar
+    }
+}
