@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use coordinator::fleet::watch::stop_log;
 use coordinator::sweep::Sweep;
-use simfleet::names::{SweepEntry, SweepStatus, SWEEPS_BUCKET};
+use simfleet::names::{SweepEntry, SweepStatus, RESULTS_STREAM, SWEEPS_BUCKET};
 use simfleet_tests::results::result_messages;
 use simfleet_tests::{wait_until, CoordinatorProcess, NatsServer, WorkerProcess};
 
@@ -36,6 +36,12 @@ metric = "team_reward"
 baseline = "random"
 margin = 1.0
 "#;
+
+/// [`SWEEP`] with each cell's mean asked to within ±2 too: every cell plays on past its
+/// comparisons, up to the cap for some, so the fleet plays all seven rounds.
+fn fleet_sweep() -> String {
+    SWEEP.replace("margin = 1.0", "margin = 1.0\nhalf_width = 2.0")
+}
 
 /// Runs `coordinator ARGS` to its end: (exit code, stdout, stderr).
 async fn coordinator(args: &[&str]) -> (i32, String, String) {
@@ -162,17 +168,17 @@ fn decisions(stdout: &str) -> String {
     stdout[from..end].to_string()
 }
 
-/// The id `submit` gives `SWEEP` in `mode`.
+/// The id `submit` gives [`fleet_sweep`] in `mode`.
 fn sweep_id(mode: &str) -> String {
-    Sweep::parse(SWEEP, "stopping.toml").unwrap().with_collect(Some(mode.parse().unwrap())).id
+    Sweep::parse(&fleet_sweep(), "stopping.toml").unwrap().with_collect(Some(mode.parse().unwrap())).id
 }
 
 async fn jetstream(url: &str) -> async_nats::jetstream::Context {
     async_nats::jetstream::new(async_nats::connect(url).await.unwrap())
 }
 
-/// `submit --watch` of the stopping sweep on two worker processes, one killed with SIGKILL
-/// once results come: the output file and `.stop.json` equal `run`'s byte for byte, and the
+/// `submit --watch` of the stopping sweep on two worker processes, the first killed with
+/// SIGKILL once results come (the second starts then): the output file and `.stop.json` equal `run`'s byte for byte, and the
 /// watch prints `run`'s decisions table and episodes line.
 async fn a_fleet_with_a_worker_killed_plays_as_run(mode: &str, ext: &str) {
     let server = NatsServer::start();
@@ -180,15 +186,22 @@ async fn a_fleet_with_a_worker_killed_plays_as_run(mode: &str, ext: &str) {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let sweep = path(d, "stopping.toml");
-    std::fs::write(&sweep, SWEEP).unwrap();
+    std::fs::write(&sweep, fleet_sweep()).unwrap();
     let (want, want_stop, want_decisions) = embedded(d, &sweep, mode, ext).await;
-    let (mut victim, _survivor) = (worker(&url), worker(&url));
+    // The victim plays alone until it is killed, so it dies mid-sweep whatever the timing.
+    let mut victim = worker(&url);
     let out = path(d, &format!("fleet.{ext}"));
     let args = ["submit", &sweep, "--watch", "--out", &out, "--quiet", "--collect", mode, "--nats-url", &url];
     let mut submit = CoordinatorProcess::spawn(&args, &[]);
     let (js, id) = (jetstream(&url).await, sweep_id(mode));
-    wait_until("the first results", TIMEOUT, || async { (result_messages(&js, &id).await >= 4).then_some(()) }).await;
+    wait_until("the first results", TIMEOUT, || async {
+        // The results stream exists once `submit` has set up the topology.
+        js.get_stream(RESULTS_STREAM).await.ok()?;
+        (result_messages(&js, &id).await >= 4).then_some(())
+    })
+    .await;
     victim.kill();
+    let _survivor = worker(&url);
     let status = submit.wait_exit(TIMEOUT).await;
     let (stdout, stderr) = (submit.stdout(), submit.stderr().join("\n"));
     assert!(status.success(), "{status}\n{stdout}\n{stderr}");
@@ -226,7 +239,7 @@ async fn a_watch_killed_and_restarted_checks_the_logged_looks_and_ends_as_run() 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let sweep = path(d, "stopping.toml");
-    std::fs::write(&sweep, SWEEP).unwrap();
+    std::fs::write(&sweep, fleet_sweep()).unwrap();
     let (want, want_stop, _) = embedded(d, &sweep, "records", "jsonl").await;
     let _workers = (worker(&url), worker(&url));
     let (code, id, stderr) =
@@ -245,7 +258,9 @@ async fn a_watch_killed_and_restarted_checks_the_logged_looks_and_ends_as_run() 
         (logged(kv.get(&key).await.unwrap().as_deref()) >= 1).then_some(())
     })
     .await;
+    assert!(!first.has_exited(), "the first watch is killed mid-sweep");
     first.kill();
+    first.wait_exit(TIMEOUT).await;
     let mut second = CoordinatorProcess::spawn(&watch, &[]);
     let status = second.wait_exit(TIMEOUT).await;
     let (stdout, stderr) = (second.stdout(), second.stderr().join("\n"));
