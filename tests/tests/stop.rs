@@ -267,8 +267,8 @@ async fn a_watch_killed_and_restarted_checks_the_logged_looks_and_ends_as_run() 
     assert!(status.success(), "{status}\n{stdout}\n{stderr}");
     assert!(std::fs::read(&out).unwrap() == want, "the restarted watch's file is run's");
     assert_eq!(std::fs::read_to_string(path(d, "fleet.stop.json")).unwrap(), want_stop);
-    let replayed = stdout.lines().find(|l| l.contains("looks replayed against the decision log")).unwrap();
-    let n: usize = replayed.split(' ').next().unwrap().parse().unwrap();
+    let replayed = stdout.lines().find(|l| l.starts_with("resumed: ")).unwrap_or_else(|| panic!("{stdout}"));
+    let n: usize = replayed["resumed: ".len()..].split(' ').next().unwrap().parse().unwrap();
     assert!(n >= 1, "{replayed}");
     // A logged look the results do not give: the watch says which.
     let mut log: serde_json::Value = serde_json::from_slice(&kv.get(&key).await.unwrap().unwrap()).unwrap();

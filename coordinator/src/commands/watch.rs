@@ -119,12 +119,12 @@ pub(super) async fn follow(
     }
     if let Some(stop) = &report.stop {
         super::run::print_stop(&mut std::io::stdout().lock(), &stop.report, out);
-        println!(
-            "{} looks replayed against the decision log {} in the sweeps bucket, all equal; {} jobs published by this watch",
-            stop.logged,
-            fleet::watch::stop_log::key(&report.sweep),
-            stop.published
-        );
+        let key = fleet::watch::stop_log::key(&report.sweep);
+        match stop.logged {
+            0 => println!("every look logged under {key} in the sweeps bucket"),
+            n => println!("resumed: {n} logged looks under {key} in the sweeps bucket replayed, each equal to its log"),
+        }
+        println!("{} jobs published by this watch", stop.published);
     }
     if report.cancelled {
         println!("the sweep was cancelled");

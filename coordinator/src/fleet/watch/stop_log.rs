@@ -11,7 +11,7 @@
 use std::collections::BTreeSet;
 
 use async_nats::jetstream::kv;
-use simfleet::names::{job_subject, msg_id, result_subject};
+use simfleet::names::{job_subject, msg_id, result_subject, sweep_jobs_filter};
 use simfleet::nats::outage::{is_transient, wait_out, WAITING};
 use simfleet::protocol::Job;
 
@@ -84,20 +84,26 @@ pub(super) async fn write(fleet: &Fleet, id: &str, log: &StopLog, revision: &mut
     }
 }
 
-/// Publishes the jobs of `jobs` that have no result in the results stream and are not in
-/// `held`; returns how many went out.
+/// Publishes the jobs of `jobs` that are neither in the queue (waiting or playing) nor answered
+/// in the results stream nor in `held`; returns how many the server stored (a job it dropped
+/// as a duplicate within its window is not counted).
 pub(super) async fn publish(fleet: &Fleet, id: &str, jobs: &[&Job], held: &BTreeSet<u64>) -> anyhow::Result<u64> {
+    // The queue first: a job leaves it only once its result is stored, so a job missing from
+    // both was never published or was lost.
+    let queued = msg_ids::queued(&fleet.topology.jobs, &sweep_jobs_filter(id), id, 0).await?;
     let answered = msg_ids::indexes(&fleet.topology.results, &result_subject(id), id).await?;
     let mut acks = Vec::new();
-    for job in jobs.iter().filter(|j| !answered.contains(&j.index) && !held.contains(&j.index)) {
+    let wanted = |j: &&&Job| !(queued.contains(&j.index) || answered.contains(&j.index) || held.contains(&j.index));
+    for job in jobs.iter().filter(wanted) {
         let mut headers = async_nats::HeaderMap::new();
         headers.insert(async_nats::header::NATS_MESSAGE_ID, msg_id(&job.sweep, job.index).as_str());
         let payload = simfleet::protocol::encode(*job);
         acks.push(fleet.js.publish_with_headers(job_subject(&job.game, &job.sweep), headers, payload.into()).await?);
     }
-    let sent = acks.len() as u64;
+    let mut stored = 0;
     for ack in acks {
-        ack.await.map_err(|e| anyhow::anyhow!("the server did not take a job of {id}: {e}"))?;
+        let ack = ack.await.map_err(|e| anyhow::anyhow!("the server did not take a job of {id}: {e}"))?;
+        stored += u64::from(!ack.duplicate);
     }
-    Ok(sent)
+    Ok(stored)
 }
