@@ -100,8 +100,8 @@ pub struct StopWatch {
     pub report: crate::stop::report::StopReport,
     /// Folds found in the sweep's decision log at the start, each checked against its replay.
     pub logged: usize,
-    /// Jobs this watch published (its rounds after the first, and those of a resumed round
-    /// without a result).
+    /// Jobs this watch published and the server stored: its rounds after the first, and the
+    /// jobs of a resumed round that were neither queued nor answered.
     pub published: u64,
 }
 

@@ -7,8 +7,9 @@
 //! A watch started again reads every result from the start of the stream, replays the rounds
 //! against the logged folds ([`Stopping::resume`]: a fold that differs is an error naming its
 //! group and checkpoint), rewrites the output from scratch, and publishes the jobs of the
-//! current round that have no result. The seeds played are a function of the sweep file and
-//! the results alone: a round's jobs are fixed by the folds before it, never by timing.
+//! current round that are neither queued nor answered. The seeds played are a function of the
+//! sweep file and the results alone: a round's jobs are fixed by the folds before it, never by
+//! timing.
 
 use std::collections::BTreeSet;
 use std::path::Path;
