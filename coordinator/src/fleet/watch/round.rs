@@ -140,3 +140,38 @@ impl Books for Round<'_> {
         self.bar
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use simfleet::protocol::JobResult;
+
+    use super::*;
+    use crate::sweep::Sweep;
+
+    const SWEEP: &str = "name = \"r\"\nseeds = { start = 0, count = 40 }\nepisodes_per_job = 10\n[[cells]]\n\
+                         game = \"bucket_brigade\"\nscenarios = [\"default\"]\n[cells.policy_sets]\n\
+                         a = [\"random\", \"random\", \"random\", \"random\"]\n";
+
+    #[test]
+    fn keeps_each_job_once_holds_early_results_for_their_round_and_drops_past_ones() {
+        let sweep = Sweep::parse(SWEEP, "r.toml").unwrap();
+        let job = |i: u64| sweep.job(i).unwrap();
+        let result = |i: u64| JobResult::empty("w", sweep.id.clone(), i, Some(&job(i)));
+        let bar = ProgressBar::hidden();
+        let mut round = Round::new(&sweep.id, &bar);
+        round.begin(vec![job(0), job(1)]);
+        assert!(round.wants(0) && round.wants(2), "this round's job, and one of a later round");
+        round.take(result(2));
+        round.take(result(0));
+        round.take(result(0));
+        assert_eq!((round.results.len(), round.duplicates, round.complete()), (1, 1, false));
+        assert_eq!(Books::missing(&round), vec![1]);
+        round.fail(1, "cancelled", "the sweep was cancelled".into());
+        assert!(round.complete() && round.results[&1].error.is_some() && round.notes[&1].kind == "cancelled");
+        round.begin(vec![job(2), job(3)]);
+        assert_eq!(round.results.keys().copied().collect::<Vec<_>>(), vec![2], "the early result is taken");
+        assert!(!round.wants(0) && !round.wants(2) && round.wants(3));
+        round.take(result(1));
+        assert_eq!((round.results.len(), round.duplicates), (1, 2), "a past job's result is a duplicate");
+    }
+}
