@@ -22,8 +22,9 @@ use async_nats::Client;
 pub const PROBE_EVERY: Duration = Duration::from_secs(2);
 /// How long a probe waits for its answer.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
-/// Probes in a row that find JetStream unavailable before the client moves.
-pub const FAILURES: u32 = 2;
+/// Probes in a row that find JetStream unavailable before the client moves: more than a
+/// metadata leader election in a healthy cluster lasts (it answers the same for a few seconds).
+pub const FAILURES: u32 = 3;
 /// The longest pause between forced reconnects while every server says JetStream is away.
 const LONGEST_PAUSE: Duration = Duration::from_secs(60);
 /// The JetStream API error of a server that lost its cluster (or the cluster its quorum).
