@@ -2,12 +2,17 @@
 //! whose records-mode results are over it (trolley `trio_3p` at 1,600 episodes per job, ≈ 1.1 MB
 //! a result) gets a warning from `coordinator submit`, is played by two worker
 //! processes that send each result in parts, and `watch` writes records identical to
-//! `coordinator run`'s, each job once; so does `coordinator results`.
+//! `coordinator run`'s, each job once; so does `coordinator results`. A finished file that
+//! lost its last job (cut by 10 bytes, as the docs do), on a server with a 64 KiB
+//! `max_payload`, is completed by `watch` from that job's parts in the results stream. And a
+//! result of several megabytes (trolley `trio_3p`, 20,000 episodes a job, ≈ 14 MB) arrives on a
+//! server with default settings.
 
 use std::time::Duration;
 
 use simfleet_tests::results::{jobs_in_stream, result_messages};
-use simfleet_tests::{connect, CoordinatorProcess, NatsServer, WorkerProcess};
+use simfleet_tests::faults::truncate_tail;
+use simfleet_tests::{config_fixture, connect, CoordinatorProcess, NatsServer, WorkerProcess};
 
 use crate::fleet::{assert_same_records, Setup};
 
@@ -58,3 +63,75 @@ async fn results_over_max_payload_arrive_in_parts_identical_to_the_embedded_run(
     let played = workers.iter().filter(|w| w.logs().iter().any(|l| l.contains("publishing a result in parts"))).count();
     assert!(played >= 1, "a worker logged a result in parts");
 }
+
+/// A records sweep of trolley `trio_3p` (three persuadable seats, ≈ 690 bytes an episode in a
+/// result): `seeds` episodes, `per_job` a job.
+fn trolley(name: &str, seeds: u64, per_job: u64) -> String {
+    format!(
+        "name = \"{name}\"\nseeds = {{ start = 0, count = {seeds} }}\n\n[[cells]]\ngame = \"trolley\"\n\
+         scenarios = [\"trio_3p\"]\nepisodes_per_job = {per_job}\n[cells.policy_sets]\n\
+         persuadables = [\"persuadable\", \"persuadable\", \"persuadable\"]\n"
+    )
+}
+
+fn workers(url: &str, n: usize) -> Vec<WorkerProcess> {
+    (0..n)
+        .map(|_| WorkerProcess::spawn(&["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"], &[]))
+        .collect()
+}
+
+/// `coordinator ARGS… --quiet --nats-url URL` to its end; its stdout.
+async fn coordinator(args: &[&str], url: &str) -> String {
+    let mut run = CoordinatorProcess::spawn(&[args, &["--quiet", "--nats-url", url]].concat(), &[]);
+    let status = run.wait_exit(TIMEOUT).await;
+    assert_eq!(status.code(), Some(0), "{args:?}: {}\n{}", run.stdout(), run.stderr().join("\n"));
+    run.stdout()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_result_sent_in_parts_is_read_again_for_a_file_that_lost_it() {
+    let server = NatsServer::start_with_config(config_fixture("small_payload.conf"));
+    let url = server.client_url();
+    let (_client, js) = connect(&url).await;
+    // Three jobs of ≈ 140 kB: three parts and a head each. One worker: the file's order is the
+    // jobs' order, as in `coordinator run`'s file.
+    let setup = Setup::new(trolley("reread-parts", 600, 200));
+    let _worker = workers(&url, 1);
+    let (file, out) = (setup.path("sweep.toml"), setup.path("fleet.jsonl"));
+    coordinator(&["submit", file.to_str().unwrap(), "--watch", "--out", out.to_str().unwrap()], &url).await;
+    let messages = result_messages(&js, &setup.sweep.id).await;
+    assert!(messages >= 3 * 3, "{messages} messages: each result went in parts");
+    assert_same_records(&setup, &out).await;
+    let embedded = std::fs::read(setup.path("embedded.jsonl")).unwrap();
+    assert!(std::fs::read(&out).unwrap() == embedded, "the file is byte for byte `coordinator run`'s");
+
+    // The docs' example: the finished file cut by 10 bytes loses its last job, whose result
+    // was acknowledged long ago; `watch` reads it again, in parts, from the stream.
+    truncate_tail(&out, 10);
+    let stdout = coordinator(&["watch", &setup.sweep.id, "--out", out.to_str().unwrap()], &url).await;
+    assert!(stdout.contains("1 results read again"), "{stdout}");
+    assert!(stdout.contains("3 of 3 jobs written"), "{stdout}");
+    assert!(std::fs::read(&out).unwrap() == embedded, "the completed file is byte for byte `coordinator run`'s");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_of_megabytes_arrive_on_a_server_with_default_settings() {
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let (_client, js) = connect(&url).await;
+    let setup = Setup::new(trolley("megabytes", 2 * PER_JOB, PER_JOB));
+    let players = workers(&url, 2);
+    let (file, out) = (setup.path("sweep.toml"), setup.path("fleet.jsonl"));
+    coordinator(&["submit", file.to_str().unwrap(), "--watch", "--out", out.to_str().unwrap()], &url).await;
+    assert_eq!(jobs_in_stream(&js).await, 0, "every job was acknowledged");
+    let messages = result_messages(&js, &setup.sweep.id).await;
+    assert!(messages >= 2 * (PARTS + 1), "{messages} messages: each result went in {PARTS} parts or more");
+    assert_same_records(&setup, &out).await;
+    let played = players.iter().filter(|w| w.logs().iter().any(|l| l.contains("publishing a result in parts"))).count();
+    assert!(played >= 1, "a worker logged a result in parts");
+}
+
+/// Episodes a job of [`results_of_megabytes_arrive_on_a_server_with_default_settings`], and
+/// the parts of 1 MB its result needs at least.
+const PER_JOB: u64 = 20_000;
+const PARTS: u64 = 12;

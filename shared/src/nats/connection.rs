@@ -7,6 +7,12 @@
 //! before its servers. After the first connect the client reconnects on its own, forever, to
 //! any server of the list or of the cluster.
 //!
+//! A server that stops answering (paused, frozen, its host gone without a reset) is noticed by
+//! the client's pings: one every [`PING_INTERVAL`], and after three unanswered the client
+//! reconnects elsewhere, about 15 s (async-nats' default, a ping a minute, took about two
+//! minutes). A server cut off from the rest of its cluster still answers pings: `watchdog`
+//! moves the client off it when its JetStream stops answering.
+//!
 //! The server answers an operation the credentials may not do (a publish or a JetStream API
 //! request outside the user's permissions) only with an asynchronous `-ERR`; the operation
 //! itself just times out. So every such refusal is logged here, at `warn`, with the subject the
@@ -19,6 +25,9 @@ use async_nats::{Client, ConnectErrorKind, ConnectOptions, Event, ServerError};
 
 use super::auth::{Auth, Credentials};
 use super::{parse_servers, redact_url, ConfigError};
+
+/// How often the client pings its server when the connection is quiet.
+pub const PING_INTERVAL: Duration = Duration::from_secs(5);
 
 /// Attempts of the first connect while every server is unreachable, with a doubling pause.
 const FIRST_CONNECT_ATTEMPTS: u32 = 5;
@@ -64,6 +73,7 @@ pub async fn connect(nats_url: &str, auth: &Auth, name: &str) -> Result<Client, 
         match options(auth, name).await?.connect(servers.as_slice()).await {
             Ok(client) => {
                 tracing::info!(url, connection = name, "connected to NATS");
+                super::watchdog::spawn(&client, name, servers.len());
                 return Ok(client);
             }
             Err(e)
@@ -144,7 +154,7 @@ async fn options(auth: &Auth, name: &str) -> Result<ConnectOptions, ConnectError
         opts = opts.add_client_certificate(cert.clone(), key.clone()).require_tls(true);
     }
     let connection = name.to_string();
-    Ok(opts.name(name).max_reconnects(None).event_callback(move |event| {
+    Ok(opts.name(name).max_reconnects(None).ping_interval(PING_INTERVAL).event_callback(move |event| {
         let connection = connection.clone();
         async move { log_event(&connection, event) }
     }))

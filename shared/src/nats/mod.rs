@@ -5,7 +5,8 @@
 //! - [`auth`]: the `[auth]` config table (user/password, token, nkey, creds file; TLS CA and
 //!   client certificate), resolved into secrets held in memory.
 //! - [`connection`]: connecting with those credentials, and what the connection reports in
-//!   the log (reconnects, lame duck, the server refusing an operation).
+//!   the log (reconnects, lame duck, the server refusing an operation); `watchdog` moves a
+//!   client off a server cut off from its cluster.
 //! - [`topology`]: the JetStream streams, the sweeps' consumers and the KV bucket: binding to
 //!   them (workers), get-or-create (coordinators on an open server), and the admin's setup,
 //!   which also changes their replicas.
@@ -29,6 +30,7 @@ pub mod outage;
 pub mod result_parts;
 pub mod servers;
 pub mod topology;
+mod watchdog;
 
 pub use auth::{Auth, AuthConfig, Credentials, Secret};
 pub use connection::{connect, is_connected, ConnectError};

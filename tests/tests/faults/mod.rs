@@ -8,7 +8,8 @@
 //! - `pause`: a worker paused (SIGSTOP) past its ack wait while another serves, then resumed;
 //!   the jobs stream's leader of a three-server cluster paused mid-sweep, then resumed.
 //! - `network`: a worker cut off from the servers by a partition (a network namespace of the
-//!   test's own and nftables), then a lossy, slow link (`tc tbf`).
+//!   test's own and nftables), then a lossy, slow link (`tc tbf`); the jobs stream's leader of a
+//!   three-server cluster cut off from the other two.
 //! - `disk`: one server of three stopped, its stream data files truncated and a bit flipped,
 //!   restarted.
 

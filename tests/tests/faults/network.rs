@@ -53,13 +53,9 @@ async fn a_partitioned_worker_and_a_lossy_slow_link_lose_and_duplicate_nothing()
     finish(submit_watch(&url, &setup, &out), &setup, &out, || logs(&other)).await;
 }
 
-// Not in the default run: it fails as things stand. Clients connected to the cut-off server keep
-// a connection that neither fails nor answers, so a `watch` or worker on it stalls until its
-// pings time out (about 2 minutes) and the sweep makes no progress within the test's wait. The
-// fix is a short client ping interval in `simfleet::nats::connect` (docs/topology.md, "What
-// survives what"). Run it with `cargo test -p simfleet-tests --test integration -- --ignored
-// faults::network`.
-#[ignore = "clients of the cut-off server stall until their pings time out; see the comment"]
+// Clients connected to the cut-off server (a worker, `watch`) keep a connection that answers
+// pings; they move to another server when its JetStream stops answering
+// (`simfleet::nats::connect`'s watchdog), so the sweep goes on during the cut.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_cut_off_from_the_other_two_loses_and_duplicates_nothing() {
     let mut fleet = ClusterFleet::start().await;

@@ -41,8 +41,8 @@ async fn the_jobs_leader_paused_mid_sweep_loses_and_duplicates_nothing() {
     let victim = fleet.cluster.index_of(&leader);
     let pid = fleet.cluster.pid(victim).expect("the leader runs");
     pause(pid);
-    // The other two elect a leader; clients connected to the paused server wait for it (their
-    // connection neither fails nor answers until the client's pings time out), so it resumes.
+    // The other two elect a leader; clients connected to the paused server move to another
+    // after three unanswered pings (about 15 s); it resumes once the new leader is known.
     wait_new_leader(&super::admin_besides(&fleet.cluster, victim).await, JOBS_STREAM, &leader).await;
     resume(pid);
     finish(submit, &setup, &out, || fleet.cluster.logs()).await;
