@@ -131,7 +131,7 @@ pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
     }
     let result = run_job_concurrently(job, env, concurrency());
     if let Some(sweep) = CAPPED.get() {
-        let spend = crate::llm_spend::spend_of_records(sweep, &job.policy_set.seats, &result.records);
+        let spend = crate::llm_spend::spend_of_result(sweep, &job.policy_set.seats, &result);
         *SPENT.lock().unwrap_or_else(|p| p.into_inner()) += spend;
     }
     result

@@ -101,10 +101,23 @@ pub fn spend_of_records<'a>(
     spend
 }
 
+/// The calls and cost of `result`, a job of the team `seats`: from its records, or from its
+/// aggregate when it collected a summary (priced by the first of its seats' models with a
+/// price: the aggregate counts every seat's tokens together).
+pub fn spend_of_result(sweep: &Sweep, seats: &[String], result: &JobResult) -> Spend {
+    let Some(aggregate) = &result.summary else { return spend_of_records(sweep, seats, &result.records) };
+    let llm = &aggregate.llm;
+    let price = seats.iter().filter_map(|s| spec_param(s, "model")).find_map(|m| sweep.llm_price(m));
+    Spend {
+        calls: llm.calls,
+        dollars: price.map_or(0.0, |p| p.dollars(llm.prompt_tokens as f64, llm.completion_tokens as f64)),
+    }
+}
+
 /// The calls and cost of a result of `sweep` (its job's team from the sweep's expansion).
 pub fn spend_of(sweep: &Sweep, result: &JobResult) -> Spend {
     let seats = sweep.cell_of(result.index).map(|c| c.policy_set.seats.as_slice()).unwrap_or_default();
-    spend_of_records(sweep, seats, &result.records)
+    spend_of_result(sweep, seats, result)
 }
 
 #[cfg(test)]

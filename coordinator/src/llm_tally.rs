@@ -7,6 +7,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use serde_json::Value;
+use simfleet::aggregate::CellAggregate;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
 use simfleet::GameKind;
@@ -15,6 +16,7 @@ use simfleet::names::{SweepEntry, SweepStatus};
 
 use crate::fleet::Fleet;
 use crate::llm_spend::Spend;
+use crate::records::cells::CellRow;
 use crate::records::Input;
 use crate::sweep::Sweep;
 
@@ -44,6 +46,18 @@ impl CellCalls {
     /// Failed calls.
     pub fn failed(&self) -> u64 {
         self.failures.values().map(|(n, _)| n).sum()
+    }
+
+    /// A summary cell's counts, from its aggregate.
+    fn of_aggregate(a: &CellAggregate) -> CellCalls {
+        CellCalls {
+            episodes: a.llm_episodes,
+            decisions: a.llm.decisions,
+            calls: a.llm.calls,
+            failures: a.llm.failures.iter().map(|(k, f)| (k.clone(), (f.calls, f.first.clone()))).collect(),
+            fallbacks: a.llm.fallbacks,
+            tokens: a.llm_tokens,
+        }
     }
 
     /// Adds one record's `llm` stat (seat → counters and exchanges).
@@ -77,8 +91,28 @@ pub struct LlmTally {
 impl LlmTally {
     /// Reads the `llm` stat of every record of `out` (any results format).
     pub fn of_file(out: &Path) -> anyhow::Result<LlmTally> {
+        LlmTally::of_input(&Input::file(out)?)
+    }
+
+    /// Every cell with `llm` seats of a summary file's rows.
+    pub fn of_rows(rows: &[CellRow]) -> LlmTally {
+        let cells = rows
+            .iter()
+            .filter(|r| r.aggregate.llm_episodes > 0)
+            .map(|r| {
+                ((r.game.clone(), r.scenario.clone(), r.policy_set.clone()), CellCalls::of_aggregate(&r.aggregate))
+            })
+            .collect();
+        LlmTally { cells }
+    }
+
+    /// The cells of `input`: its rows when it holds summary files, else its records.
+    pub fn of_input(input: &Input) -> anyhow::Result<LlmTally> {
+        if input.is_cells() {
+            return Ok(LlmTally::of_rows(&input.read_cells()?));
+        }
         let mut tally = LlmTally::default();
-        Input::file(out)?.for_each_row(|row| {
+        input.for_each_row(|row| {
             if let Some(llm) = row.stats.get("llm") {
                 let llm = match llm {
                     // CSV and Parquet carry the stat as one JSON text.
@@ -255,16 +289,27 @@ pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, spent: Spend) -> anyhow
     Ok(Some(format!("{why}: its model jobs not yet started are answered cancelled; every episode played is kept")))
 }
 
-/// After a sweep wrote its records to `out`: prints the model calls of its records cells with
-/// `llm` seats, and returns `false` (the sweep failed) when a cell's decisions fell back more
-/// than the sweep's `llm_max_fallback_share`, saying which cells and why on stderr.
+/// After a sweep wrote its results to `out` (and its summary cells' rows to the summary file
+/// beside it): prints the model calls of its cells with `llm` seats, records and summary cells
+/// alike, and returns `false` (the sweep failed) when a cell's decisions fell back more than
+/// the sweep's `llm_max_fallback_share`, saying which cells and why on stderr.
 pub fn check(sweep: &Sweep, out: &Path) -> anyhow::Result<bool> {
-    let llm_records =
-        sweep.cells.iter().any(|c| c.collect == Collect::Records && c.policy_set.seats.iter().any(|s| is_llm_spec(s)));
-    if !llm_records {
+    let llm_cells = |collect: Collect| {
+        sweep.cells.iter().any(|c| c.collect == collect && c.policy_set.seats.iter().any(|s| is_llm_spec(s)))
+    };
+    let mut tally = LlmTally::default();
+    if llm_cells(Collect::Records) {
+        tally.cells.extend(LlmTally::of_file(out)?.cells);
+    }
+    if llm_cells(Collect::Summary) {
+        let cells = crate::cell_table::summary_path(sweep, out);
+        if cells.exists() {
+            tally.cells.extend(LlmTally::of_rows(&crate::records::cells::read_cells(&cells)?).cells);
+        }
+    }
+    if tally.cells.is_empty() {
         return Ok(true);
     }
-    let tally = LlmTally::of_file(out)?;
     print!("{}", tally.table());
     match tally.too_many_fallbacks(sweep.llm_max_fallback_share) {
         Some(why) => {

@@ -10,6 +10,14 @@ use crate::stop::report::StopFile;
 
 /// Play a sweep in-process on all cores (no server needed), write every episode record to
 /// --out, then print the summary table. Results are identical to a fleet run.
+///
+/// Cells with `llm` seats: before playing, each is printed with its expected model calls,
+/// prompt and completion tokens, and, for models the sweep file's `[[llm_prices]]` prices, its
+/// expected and most dollars; `llm_max_calls` and `llm_max_dollars` start no further model job
+/// once the measured calls or spend reach them (exit 1, saying which); after playing, each
+/// cell's calls, failed calls and fallbacks are printed, and more than
+/// `llm_max_fallback_share` (default 0.05) of a cell's decisions falling back exits 1
+/// (docs/llm.md).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep file (TOML; see examples/).
