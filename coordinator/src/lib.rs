@@ -22,7 +22,8 @@
 //! - [`arena`]: the Trolley Problem Arena's HTTP server.
 //! - [`table`]: the layout of every terminal table; [`progress`]: the progress bars.
 //! - [`llm`]: `llm` seats played in-process: the HTTP(S) transport, concurrent episodes,
-//!   recorded replays.
+//!   recorded replays; [`llm_tally`]: calls, failures and fallbacks per model cell;
+//!   [`llm_spend`]: prices, the measured spend, and `llm_max_calls` / `llm_max_dollars`.
 
 pub mod arena;
 pub mod cell_order;
@@ -32,6 +33,7 @@ pub mod compare;
 pub mod embedded;
 pub mod fleet;
 pub mod llm;
+pub mod llm_spend;
 pub mod llm_tally;
 pub mod progress;
 pub mod rank;

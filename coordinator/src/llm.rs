@@ -14,7 +14,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -24,6 +23,8 @@ use simfleet::llm::{ChatRequest, ChatResponse, ChatTransport, ReplayTransport, T
 use simfleet::protocol::{EpisodeRecord, StatsMap};
 use simfleet::runner::{has_llm_seats, run_job_concurrently};
 use simfleet::{Job, JobResult, RunEnv};
+
+use crate::llm_spend::Spend;
 
 /// The variable naming a PEM file of CA certificates trusted besides the system's roots.
 pub const CA_FILE_VAR: &str = "SIMFLEET_LLM_CA_FILE";
@@ -102,35 +103,37 @@ pub fn concurrency() -> usize {
         .unwrap_or(DEFAULT_CONCURRENCY)
 }
 
-/// The sweep's `llm_max_calls`, for `coordinator run` (one sweep per process).
-static CALL_LIMIT: OnceLock<u64> = OnceLock::new();
-/// Model calls made by the jobs `run` played so far.
-static CALLS_MADE: AtomicU64 = AtomicU64::new(0);
+/// The sweep whose `llm_max_calls` / `llm_max_dollars` `coordinator run` enforces (one sweep
+/// per process), and the spend of the jobs it played so far.
+static CAPPED: OnceLock<crate::sweep::Sweep> = OnceLock::new();
+static SPENT: Mutex<Spend> = Mutex::new(Spend { calls: 0, dollars: 0.0 });
 
-/// Sets the sweep's `llm_max_calls` before `run` plays it: once the jobs played made that many
-/// calls, no further job with `llm` seats starts (jobs already playing finish).
-pub fn limit_calls(max: Option<u64>) {
-    if let Some(max) = max {
-        let _ = CALL_LIMIT.set(max);
+/// Sets the sweep whose limits `run` enforces before it plays it: once the jobs played made
+/// `llm_max_calls` calls or spent `llm_max_dollars`, no further job with `llm` seats starts
+/// (jobs already playing finish).
+pub fn limit_spend(sweep: &crate::sweep::Sweep) {
+    if sweep.llm_capped() {
+        let _ = CAPPED.set(sweep.clone());
     }
 }
 
 /// Plays `job` as `coordinator run` does: concurrently when it has `llm` seats, and not at all
-/// (a `cancelled` result saying why) when the sweep's `llm_max_calls` is reached.
+/// (a `cancelled` result saying why) once the sweep's `llm_max_calls` or `llm_max_dollars` is
+/// reached.
 pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
     if !has_llm_seats(job) {
         return simfleet::run_job(job, env);
     }
-    let made = CALLS_MADE.load(Ordering::SeqCst);
-    if let Some(&max) = CALL_LIMIT.get().filter(|&&max| made >= max) {
-        let error = simfleet::JobError::new(
-            simfleet::JobErrorKind::Cancelled,
-            format!("not played: the sweep's llm_max_calls of {max} was reached ({made} model calls made)"),
-        );
+    let spent = *SPENT.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(why) = CAPPED.get().and_then(|sweep| sweep.llm_limit_reached(spent)) {
+        let error = simfleet::JobError::new(simfleet::JobErrorKind::Cancelled, format!("not played: {why}"));
         return JobResult::failed(&env.worker, job.sweep.clone(), job.index, Some(job), error);
     }
     let result = run_job_concurrently(job, env, concurrency());
-    CALLS_MADE.fetch_add(crate::llm_tally::calls_of(&result), Ordering::SeqCst);
+    if let Some(sweep) = CAPPED.get() {
+        let spend = crate::llm_spend::spend_of_result(sweep, &job.policy_set.seats, &result);
+        *SPENT.lock().unwrap_or_else(|p| p.into_inner()) += spend;
+    }
     result
 }
 

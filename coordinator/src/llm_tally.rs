@@ -7,6 +7,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use serde_json::Value;
+use simfleet::aggregate::CellAggregate;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
 use simfleet::GameKind;
@@ -14,6 +15,8 @@ use simfleet::GameKind;
 use simfleet::names::{SweepEntry, SweepStatus};
 
 use crate::fleet::Fleet;
+use crate::llm_spend::Spend;
+use crate::records::cells::CellRow;
 use crate::records::Input;
 use crate::sweep::Sweep;
 
@@ -43,6 +46,18 @@ impl CellCalls {
     /// Failed calls.
     pub fn failed(&self) -> u64 {
         self.failures.values().map(|(n, _)| n).sum()
+    }
+
+    /// A summary cell's counts, from its aggregate.
+    fn of_aggregate(a: &CellAggregate) -> CellCalls {
+        CellCalls {
+            episodes: a.llm_episodes,
+            decisions: a.llm.decisions,
+            calls: a.llm.calls,
+            failures: a.llm.failures.iter().map(|(k, f)| (k.clone(), (f.calls, f.first.clone()))).collect(),
+            fallbacks: a.llm.fallbacks,
+            tokens: a.llm_tokens,
+        }
     }
 
     /// Adds one record's `llm` stat (seat → counters and exchanges).
@@ -76,8 +91,28 @@ pub struct LlmTally {
 impl LlmTally {
     /// Reads the `llm` stat of every record of `out` (any results format).
     pub fn of_file(out: &Path) -> anyhow::Result<LlmTally> {
+        LlmTally::of_input(&Input::file(out)?)
+    }
+
+    /// Every cell with `llm` seats of a summary file's rows.
+    pub fn of_rows(rows: &[CellRow]) -> LlmTally {
+        let cells = rows
+            .iter()
+            .filter(|r| r.aggregate.llm_episodes > 0)
+            .map(|r| {
+                ((r.game.clone(), r.scenario.clone(), r.policy_set.clone()), CellCalls::of_aggregate(&r.aggregate))
+            })
+            .collect();
+        LlmTally { cells }
+    }
+
+    /// The cells of `input`: its rows when it holds summary files, else its records.
+    pub fn of_input(input: &Input) -> anyhow::Result<LlmTally> {
+        if input.is_cells() {
+            return Ok(LlmTally::of_rows(&input.read_cells()?));
+        }
         let mut tally = LlmTally::default();
-        Input::file(out)?.for_each_row(|row| {
+        input.for_each_row(|row| {
             if let Some(llm) = row.stats.get("llm") {
                 let llm = match llm {
                     // CSV and Parquet carry the stat as one JSON text.
@@ -167,12 +202,18 @@ fn param(spec: &str, key: &str, default: f64) -> f64 {
     query.split('&').find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok()).unwrap_or(default)
 }
 
+/// Prompt tokens of one call, about: prompts are rendered from the game's state, 500–1,000
+/// tokens a call; the estimate takes the middle and the most takes the top.
+const PROMPT_TOKENS_PER_CALL: (f64, f64) = (750.0, 1000.0);
+
 /// What `run` and `submit` print before playing: each cell with `llm` seats, its expected model
 /// calls (episodes × model seats × the game's decisions per seat and episode), the most calls
-/// if every attempt failed (`max_retries`), and the most completion tokens (`max_tokens`; prompts
-/// are rendered from the game's state, about 500–1,000 tokens a call). Empty without such cells.
+/// if every attempt failed (`max_retries`), the prompt and completion tokens (`max_tokens`),
+/// and, for models `[[llm_prices]]` prices, the expected and the most dollars. Empty without
+/// such cells.
 pub fn estimate(sweep: &Sweep) -> String {
     let mut out = String::new();
+    let (mut expected_total, mut most_total, mut priced_all) = (0.0, 0.0, true);
     for c in &sweep.cells {
         let seats: Vec<&String> = c.policy_set.seats.iter().filter(|s| is_llm_spec(s)).collect();
         if seats.is_empty() {
@@ -180,37 +221,64 @@ pub fn estimate(sweep: &Sweep) -> String {
         }
         let per_seat = sweep.seeds.count as f64 * decisions_per_seat_episode(c.game, c.policy_set.seats.len());
         let calls = per_seat * seats.len() as f64;
-        let most: f64 = seats.iter().map(|s| per_seat * (1.0 + param(s, "max_retries", 2.0))).sum();
-        let tokens: f64 =
-            seats.iter().map(|s| per_seat * (1.0 + param(s, "max_retries", 2.0)) * param(s, "max_tokens", 300.0)).sum();
-        let _ = writeln!(
+        let (mut most, mut prompt, mut completion, mut dollars, mut most_dollars) = (0.0, 0.0, 0.0, 0.0, 0.0);
+        let mut priced = true;
+        for s in &seats {
+            let seat_most = per_seat * (1.0 + param(s, "max_retries", 2.0));
+            let max_tokens = param(s, "max_tokens", 300.0);
+            most += seat_most;
+            prompt += per_seat * PROMPT_TOKENS_PER_CALL.0;
+            completion += seat_most * max_tokens;
+            match crate::llm_spend::spec_param(s, "model").and_then(|m| sweep.llm_price(m)) {
+                Some(price) => {
+                    dollars += price.dollars(per_seat * PROMPT_TOKENS_PER_CALL.0, per_seat * max_tokens);
+                    most_dollars += price.dollars(seat_most * PROMPT_TOKENS_PER_CALL.1, seat_most * max_tokens);
+                }
+                None => priced = false,
+            }
+        }
+        let _ = write!(
             out,
-            "{} {} × {}: expect ≈ {calls:.0} model calls ({most:.0} at most with every retry), at most {tokens:.0} completion tokens",
+            "{} {} × {}: expect ≈ {calls:.0} model calls ({most:.0} at most with every retry), ≈ {prompt:.0} prompt tokens, \
+             at most {completion:.0} completion tokens",
             c.game, c.scenario, c.policy_set.name
         );
+        if priced {
+            let _ = write!(out, ", ≈ ${dollars:.2} (at most ${most_dollars:.2})");
+            expected_total += dollars;
+            most_total += most_dollars;
+        } else {
+            let _ = write!(out, " (no [[llm_prices]] for its model: cost unknown)");
+            priced_all = false;
+        }
+        out.push('\n');
     }
     if !out.is_empty() {
         out.insert_str(0, "before playing, cells with llm seats:\n");
+        if priced_all {
+            let _ = writeln!(out, "the sweep: ≈ ${expected_total:.2} (at most ${most_total:.2})");
+        }
         if let Some(max) = sweep.llm_max_calls {
             let _ = writeln!(out, "llm_max_calls = {max} stops the sweep's model jobs there");
+        }
+        if let Some(max) = sweep.llm_max_dollars {
+            let _ = writeln!(
+                out,
+                "llm_max_dollars = {max} stops the sweep's model jobs there (spend measured from the tokens)"
+            );
         }
     }
     out
 }
 
-/// The model calls of a result's records.
-pub fn calls_of(result: &simfleet::JobResult) -> u64 {
-    let seats = result.records.iter().filter_map(|r| r.stats.as_map().get("llm").and_then(Value::as_object).cloned());
-    seats.flat_map(|m| m.into_iter().map(|(_, seat)| seat["calls"].as_u64().unwrap_or(0))).sum()
-}
-
-/// On the fleet, when the sweep's `llm_max_calls` is reached by `calls` (counted by `watch` from
-/// the results so far): marks the sweep `cancelled` in the KV bucket, so that every worker
-/// answers the jobs it has not started `cancelled` instead of playing them (queued jobs are not
-/// purged: each gets its answer, and a job already playing finishes and is kept). Returns why,
-/// once; `None` below the limit or without one.
-pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, calls: u64) -> anyhow::Result<Option<String>> {
-    let Some(max) = sweep.llm_max_calls.filter(|&max| calls >= max) else { return Ok(None) };
+/// On the fleet, when the sweep's `llm_max_calls` or `llm_max_dollars` is reached by `spent`
+/// (measured by `watch` from the results so far): marks the sweep `cancelled` in the KV bucket,
+/// so that every worker answers the jobs it has not started `cancelled` instead of playing them
+/// (a worker reads the state again every 0.25 s while it holds a model job not yet started, and
+/// right before starting one; queued jobs are not purged: each gets its answer, and a job
+/// already playing finishes and is kept). Returns why, once; `None` below the limits.
+pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, spent: Spend) -> anyhow::Result<Option<String>> {
+    let Some(why) = sweep.llm_limit_reached(spent) else { return Ok(None) };
     let entry = fleet.entry(&sweep.id).await?;
     fleet
         .modify_entry(&sweep.id, |stored| SweepEntry {
@@ -218,22 +286,30 @@ pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, calls: u64) -> anyhow::
             ..stored.unwrap_or_else(|| entry.clone())
         })
         .await?;
-    Ok(Some(format!(
-        "the sweep's llm_max_calls of {max} was reached ({calls} model calls made): its jobs not yet started are \
-         answered cancelled; every episode played is kept"
-    )))
+    Ok(Some(format!("{why}: its model jobs not yet started are answered cancelled; every episode played is kept")))
 }
 
-/// After a sweep wrote its records to `out`: prints the model calls of its records cells with
-/// `llm` seats, and returns `false` (the sweep failed) when a cell's decisions fell back more
-/// than the sweep's `llm_max_fallback_share`, saying which cells and why on stderr.
+/// After a sweep wrote its results to `out` (and its summary cells' rows to the summary file
+/// beside it): prints the model calls of its cells with `llm` seats, records and summary cells
+/// alike, and returns `false` (the sweep failed) when a cell's decisions fell back more than
+/// the sweep's `llm_max_fallback_share`, saying which cells and why on stderr.
 pub fn check(sweep: &Sweep, out: &Path) -> anyhow::Result<bool> {
-    let llm_records =
-        sweep.cells.iter().any(|c| c.collect == Collect::Records && c.policy_set.seats.iter().any(|s| is_llm_spec(s)));
-    if !llm_records {
+    let llm_cells = |collect: Collect| {
+        sweep.cells.iter().any(|c| c.collect == collect && c.policy_set.seats.iter().any(|s| is_llm_spec(s)))
+    };
+    let mut tally = LlmTally::default();
+    if llm_cells(Collect::Records) {
+        tally.cells.extend(LlmTally::of_file(out)?.cells);
+    }
+    if llm_cells(Collect::Summary) {
+        let cells = crate::cell_table::summary_path(sweep, out);
+        if cells.exists() {
+            tally.cells.extend(LlmTally::of_rows(&crate::records::cells::read_cells(&cells)?).cells);
+        }
+    }
+    if tally.cells.is_empty() {
         return Ok(true);
     }
-    let tally = LlmTally::of_file(out)?;
     print!("{}", tally.table());
     match tally.too_many_fallbacks(sweep.llm_max_fallback_share) {
         Some(why) => {
@@ -257,9 +333,19 @@ mod tests {
         let sweep = Sweep::parse(text, "e.toml").unwrap();
         let e = estimate(&sweep);
         assert!(
-            e.contains("trolley trio_3p × m: expect ≈ 78 model calls (156 at most with every retry), at most 15600"),
+            e.contains("trolley trio_3p × m: expect ≈ 78 model calls (156 at most with every retry), ≈ 58500 prompt tokens, at most 15600"),
             "{e}"
         );
+        assert!(e.contains("no [[llm_prices]] for its model"), "{e}");
+        // Priced: 78 calls × (750 × 0.5 + 100 × 2) / 1000, and 156 × (1000 × 0.5 + 100 × 2) / 1000.
+        let priced = Sweep::parse(
+            &format!("{text}\n[[llm_prices]]\nmodel = \"x\"\nprompt_per_1k = 0.5\ncompletion_per_1k = 2.0\n"),
+            "e.toml",
+        )
+        .unwrap();
+        let e = estimate(&priced);
+        assert!(e.contains("at most 15600 completion tokens, ≈ $44.85 (at most $109.20)"), "{e}");
+        assert!(e.contains("the sweep: ≈ $44.85 (at most $109.20)"), "{e}");
     }
 
     #[test]

@@ -159,6 +159,11 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Whether some cell has episodes with `llm` seats.
+    pub fn has_llm_cells(&self) -> bool {
+        self.cells.values().any(|c| c.llm_episodes > 0)
+    }
+
     /// The columns [`Summary::add_row`] reads (`stats.llm` for the token counts); a reader may
     /// leave the others out.
     pub const COLUMNS: &'static [&'static str] =

@@ -9,8 +9,8 @@
 //! KV watch would need. When the KV read fails the job is played: a cancel is a saving, not a
 //! correctness matter, and a spurious `cancelled` would lose work.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use async_nats::jetstream::kv;
@@ -18,6 +18,39 @@ use simfleet::names::{Priority, SweepEntry, SweepStatus, DEFAULT_SHARE};
 
 /// How long a sweep's state is trusted before a job reads it again.
 pub const SWEEP_STATE_TTL: Duration = Duration::from_secs(2);
+
+/// How often a queued job with `llm` seats reads its sweep's state again while it waits to
+/// start: a sweep stopped at its `llm_max_calls` (or cancelled) must not start the model jobs a
+/// worker already holds, each worth many paid calls.
+pub const QUEUED_MODEL_JOB_RECHECK: Duration = Duration::from_millis(250);
+
+/// The sweeps this worker has seen cancelled, readable without waiting (the I/O threads look
+/// here right before a job with `llm` seats starts).
+#[derive(Clone, Default)]
+pub(crate) struct StoppedSweeps(Arc<Mutex<HashSet<String>>>);
+
+impl StoppedSweeps {
+    pub(crate) fn contains(&self, sweep: &str) -> bool {
+        self.lock().contains(sweep)
+    }
+
+    fn retain(&self, keep: impl Fn(&str) -> bool) {
+        self.lock().retain(|s| keep(s));
+    }
+
+    fn set(&self, sweep: &str, stopped: bool) {
+        let mut set = self.lock();
+        if stopped {
+            set.insert(sweep.to_string());
+        } else {
+            set.remove(sweep);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
 
 /// A sweep's state as a worker uses it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,13 +70,15 @@ impl SweepState {
 pub(crate) struct SweepStates {
     kv: kv::Store,
     ttl: Duration,
+    /// Every sweep last read cancelled.
+    stopped: StoppedSweeps,
     /// `std::sync::Mutex`: held only to read or write the map, never across an `.await`.
     cache: Mutex<HashMap<String, (Instant, SweepState)>>,
 }
 
 impl SweepStates {
-    pub(crate) fn new(kv: kv::Store, ttl: Duration) -> SweepStates {
-        SweepStates { kv, ttl, cache: Mutex::new(HashMap::new()) }
+    pub(crate) fn new(kv: kv::Store, ttl: Duration, stopped: StoppedSweeps) -> SweepStates {
+        SweepStates { kv, ttl, stopped, cache: Mutex::new(HashMap::new()) }
     }
 
     /// Whether `sweep` is cancelled, as of at most `ttl` ago.
@@ -53,8 +88,13 @@ impl SweepStates {
 
     /// `sweep`'s state, as of at most `ttl` ago.
     pub(crate) async fn state(&self, sweep: &str) -> SweepState {
+        self.state_within(sweep, self.ttl).await
+    }
+
+    /// `sweep`'s state, as of at most `max_age` ago.
+    pub(crate) async fn state_within(&self, sweep: &str, max_age: Duration) -> SweepState {
         if let Some((at, state)) = self.lock().get(sweep) {
-            if at.elapsed() < self.ttl {
+            if at.elapsed() < max_age {
                 return *state;
             }
         }
@@ -86,7 +126,9 @@ impl SweepStates {
         let mut cache = self.lock();
         // Forget sweeps not seen for a while, so a long-lived worker does not grow without bound.
         cache.retain(|_, (at, _)| now.duration_since(*at) < self.ttl * 100);
+        self.stopped.retain(|s| cache.contains_key(s));
         cache.insert(sweep.to_string(), (now, state));
+        self.stopped.set(sweep, state.cancelled);
         state
     }
 

@@ -138,7 +138,12 @@ pub(crate) async fn handle(
         return;
     }
     let (sweep, index) = (job.sweep.clone(), job.index);
+    let model_job = simfleet::runner::has_llm_seats(&job);
     let mut claim = ctx.players.queue(Arc::from(job), permit);
+    // A job with `llm` seats may wait here behind others for minutes: its sweep's state is read
+    // again while it waits, so that the I/O threads see a stop before they start it.
+    let mut recheck = tokio::time::interval(crate::cancellation::QUEUED_MODEL_JOB_RECHECK);
+    recheck.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let start = tokio::time::Instant::now() + ctx.progress_every;
     let mut progress = tokio::time::interval_at(start, ctx.progress_every);
     let stopping = reached(stage.clone(), Stage::Draining);
@@ -168,6 +173,9 @@ pub(crate) async fn handle(
                 tracing::info!(sweep, index, "shutdown: giving an unfinished job back");
                 nak(&msg, None).await;
                 return;
+            }
+            _ = recheck.tick(), if model_job && claim.queued() => {
+                ctx.sweeps.state_within(&sweep, crate::cancellation::QUEUED_MODEL_JOB_RECHECK).await;
             }
             _ = progress.tick() => {
                 if let Err(e) = msg.ack_with(AckKind::Progress).await {

@@ -103,8 +103,10 @@ pub async fn run(
         })
         .collect();
     let metrics = Arc::new(job_metrics::JobMetrics::with_llm(llm_metrics));
+    let stopped = cancellation::StoppedSweeps::default();
     let play = player::PlayContext {
         env: env.clone(),
+        stopped: stopped.clone(),
         metrics: Arc::clone(&metrics),
         #[cfg(feature = "bench-free-play")]
         free_play: free_play::FreePlay::from_env(),
@@ -122,7 +124,7 @@ pub async fn run(
         js: js.clone(),
         env,
         metrics,
-        sweeps: cancellation::SweepStates::new(topology.sweeps.clone(), cancellation::SWEEP_STATE_TTL),
+        sweeps: cancellation::SweepStates::new(topology.sweeps.clone(), cancellation::SWEEP_STATE_TTL, stopped),
         players,
         progress_every: (ack_wait / 3).max(std::time::Duration::from_millis(100)),
         nak_delay: PUBLISH_RETRY_DELAY,

@@ -21,11 +21,11 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use metrics::Gauge;
 use simfleet::runner::ConcurrentJob;
-use simfleet::{GameKind, Job, RunEnv};
+use simfleet::{GameKind, Job, JobError, JobErrorKind, JobResult, RunEnv};
 use tokio::sync::oneshot;
 
 use crate::job_metrics::InFlight;
-use crate::player::{Encoded, JobSink, PlayContext, QUEUED, STARTED};
+use crate::player::{Encoded, JobSink, PlayContext, QUEUED, STARTED, WITHDRAWN};
 
 /// A queued job with `llm` seats.
 struct LlmJob {
@@ -136,6 +136,15 @@ fn next(shared: &Shared) -> Option<(Arc<LlmJob>, u64)> {
             queue = shared.ready.wait(queue).unwrap_or_else(|p| p.into_inner());
             continue;
         };
+        // Right before a job starts: a sweep stopped meanwhile (its `llm_max_calls` reached, or
+        // cancelled) has it answered `cancelled` instead of making its calls.
+        if front.state.load(Ordering::Acquire) == QUEUED && shared.ctx.stopped.contains(&front.run.job().sweep) {
+            queue.pop_front();
+            if front.state.compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+                front.send(cancelled(&shared.ctx, front.run.job()));
+            }
+            continue;
+        }
         let started = match front.state.compare_exchange(QUEUED, STARTED, Ordering::AcqRel, Ordering::Acquire) {
             Ok(_) => {
                 *front.in_flight.lock().unwrap_or_else(|p| p.into_inner()) = Some(shared.ctx.metrics.in_flight());
@@ -159,6 +168,14 @@ fn next(shared: &Shared) -> Option<(Arc<LlmJob>, u64)> {
             }
         }
     }
+}
+
+/// The answer to a job of a sweep stopped before the job started.
+fn cancelled(ctx: &PlayContext, job: &Job) -> Encoded {
+    ctx.metrics.job_failed(&job.game, JobErrorKind::Cancelled);
+    let error =
+        JobError::new(JobErrorKind::Cancelled, format!("sweep {} was stopped before this job started", job.sweep));
+    Encoded::new(&JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error))
 }
 
 /// One I/O thread: plays episodes until the pool closes.

@@ -62,6 +62,8 @@ impl Encoded {
 pub(crate) struct PlayContext {
     pub(crate) env: RunEnv,
     pub(crate) metrics: Arc<JobMetrics>,
+    /// The sweeps seen cancelled: a job with `llm` seats of one of them is not started.
+    pub(crate) stopped: crate::cancellation::StoppedSweeps,
     /// Bench-only free play ([`crate::free_play`], cargo feature `bench-free-play`), when on.
     #[cfg(feature = "bench-free-play")]
     pub(crate) free_play: Option<crate::free_play::FreePlay>,
@@ -100,6 +102,11 @@ impl Drop for Slot {
 }
 
 impl Claim {
+    /// Whether the job is still waiting for a thread.
+    pub(crate) fn queued(&self) -> bool {
+        self.state.load(Ordering::Acquire) == QUEUED
+    }
+
     /// Takes the job back if no play thread has started it; false if one has.
     pub(crate) fn withdraw(&self) -> bool {
         self.state.compare_exchange(QUEUED, WITHDRAWN, Ordering::AcqRel, Ordering::Acquire).is_ok()

@@ -10,6 +10,14 @@ use crate::stop::report::StopFile;
 
 /// Play a sweep in-process on all cores (no server needed), write every episode record to
 /// --out, then print the summary table. Results are identical to a fleet run.
+///
+/// Cells with `llm` seats: before playing, each is printed with its expected model calls,
+/// prompt and completion tokens, and, for models the sweep file's `[[llm_prices]]` prices, its
+/// expected and most dollars; `llm_max_calls` and `llm_max_dollars` start no further model job
+/// once the measured calls or spend reach them (exit 1, saying which); after playing, each
+/// cell's calls, failed calls and fallbacks are printed, and more than
+/// `llm_max_fallback_share` (default 0.05) of a cell's decisions falling back exits 1
+/// (docs/llm.md).
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The sweep file (TOML; see examples/).
@@ -35,7 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.sweep)
         .map_err(|e| anyhow::anyhow!("cannot read the sweep file {}: {e}", args.sweep.display()))?;
     let sweep = crate::sweep::Sweep::parse(&text, &args.sweep.display().to_string())?.with_collect(args.collect);
-    crate::llm::limit_calls(sweep.llm_max_calls);
+    crate::llm::limit_spend(&sweep);
     eprint!("{}", crate::llm_tally::estimate(&sweep));
     let report = embedded::play(&args.sweep, &args.out, args.threads, !args.quiet, args.collect)?;
     print_report(&report, &args.out);

@@ -22,9 +22,11 @@ use crate::sweep::Sweep;
 /// that a cell with `llm` seats defaults to 20 episodes per job shared by its model seats
 /// (⌈20 / k⌉ with k of them), so that its jobs spread over the fleet and each is a few minutes
 /// of model time (docs/sweeps.md, "Episodes per job"). Before publishing, each cell with `llm`
-/// seats is printed with its expected model calls and most completion tokens; the sweep keys
-/// `llm_max_calls` (stop the sweep's jobs once reached, watched by --watch) and
-/// `llm_max_fallback_share` (default 0.05: exit 1 above it) are in docs/llm.md.
+/// seats is printed with its expected model calls, prompt and completion tokens, and, for
+/// models the sweep file's `[[llm_prices]]` prices, its expected and most dollars; the sweep
+/// keys `llm_max_calls` and `llm_max_dollars` (stop the sweep's model jobs once the measured
+/// calls or spend reach them, watched by --watch) and `llm_max_fallback_share` (default 0.05:
+/// exit 1 above it, records and summary cells alike) are in docs/llm.md.
 ///
 /// Before publishing, each cell that collects records plays its first seeds (at most 200, about
 /// 0.05 s of play) to measure them: cells whose jobs' results will be over the server's max_payload (1 MB by

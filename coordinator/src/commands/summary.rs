@@ -16,8 +16,9 @@ use crate::sweep::Sweep;
 /// Print the summary table of results files (.jsonl, .csv, .msgpack or .parquet; records, or
 /// the cell rows of a sweep that collected summaries): per game, scenario and policy set, the
 /// episodes, mean team reward with 95% CI, outcome shares, mean length, and the best and worst
-/// episodes with their seeds (look at one with `coordinator replay`). Several files, or a
-/// directory of shards, are read as one table, file after file.
+/// episodes with their seeds (look at one with `coordinator replay`); for cells with `llm`
+/// seats, their model calls, failed calls and the share of decisions that fell back. Several
+/// files, or a directory of shards, are read as one table, file after file.
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// The results files, or directories of shards (their .jsonl, .csv, .msgpack and .parquet
@@ -38,7 +39,12 @@ pub struct Args {
 /// Prints the table.
 pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let input = Input::open(&args.files)?;
-    print!("{}", summarise(&input)?.table());
+    let summary = summarise(&input)?;
+    print!("{}", summary.table());
+    // Cells with `llm` seats: their calls, failed calls and fallbacks (records or summary files).
+    if summary.has_llm_cells() {
+        print!("{}", crate::llm_tally::LlmTally::of_input(&input)?.table());
+    }
     if let Some(out) = &args.out {
         let rows = match (input.is_cells(), &args.sweep) {
             (true, _) => input.read_cells()?,

@@ -94,6 +94,14 @@ pub struct Sweep {
     /// calls; not part of the id.
     #[serde(skip)]
     pub llm_max_calls: Option<u64>,
+    /// `llm_max_dollars`: no job with `llm` seats starts once the sweep's calls cost this much
+    /// by `llm_prices`; not part of the id.
+    #[serde(skip)]
+    pub llm_max_dollars: Option<f64>,
+    /// `[[llm_prices]]`: dollars per 1000 tokens of each model, for the estimate before playing
+    /// and `llm_max_dollars`; not part of the id.
+    #[serde(skip)]
+    pub llm_prices: Vec<crate::llm_spend::LlmPrice>,
 }
 
 /// The share of a cell's `llm` decisions that may fall back to the scripted policy before the

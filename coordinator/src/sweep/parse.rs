@@ -9,6 +9,7 @@ use simfleet::{GameKind, RunEnv, Spec};
 use toml::Spanned;
 
 use super::{class, default_episodes_per_job, line_of, Cell, Sweep, SweepError, DEFAULT_MAX_FALLBACK_SHARE};
+use crate::llm_spend::LlmPrice;
 use crate::rank::section::RawRanking;
 use crate::stop::config::RawStop;
 
@@ -26,6 +27,11 @@ struct RawSweep {
     llm_max_fallback_share: Option<Spanned<f64>>,
     /// The most model calls the sweep's jobs may make (`run`: no model job starts past it).
     llm_max_calls: Option<Spanned<i64>>,
+    /// The most dollars the sweep's model calls may cost, by `llm_prices`.
+    llm_max_dollars: Option<Spanned<f64>>,
+    /// Dollars per 1000 tokens of each model.
+    #[serde(default)]
+    llm_prices: Vec<Spanned<RawPrice>>,
     #[serde(default)]
     cells: Vec<Spanned<RawCell>>,
     /// Ranking experiments, expanded after the cells (`crate::rank::section`).
@@ -33,6 +39,14 @@ struct RawSweep {
     rankings: Vec<RawRanking>,
     /// The questions of a stopping sweep (`crate::stop::config`).
     stop: Option<Spanned<RawStop>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPrice {
+    model: Spanned<String>,
+    prompt_per_1k: Spanned<f64>,
+    completion_per_1k: Spanned<f64>,
 }
 
 #[derive(Deserialize)]
@@ -272,6 +286,15 @@ impl Sweep {
                 return Err(src.err(Some(v.span()), Some("llm_max_calls".into()), message));
             }
         };
+        let llm_prices = src.prices(&raw.llm_prices)?;
+        let llm_max_dollars = match &raw.llm_max_dollars {
+            None => None,
+            Some(v) if v.get_ref().is_finite() && *v.get_ref() > 0.0 => Some(*v.get_ref()),
+            Some(v) => {
+                let message = format!("{}: must be a number of dollars above 0", v.get_ref());
+                return Err(src.err(Some(v.span()), Some("llm_max_dollars".into()), message));
+            }
+        };
         if raw.cells.is_empty() && raw.rankings.is_empty() {
             return Err(src.err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
         }
@@ -293,6 +316,10 @@ impl Sweep {
                 Some(config)
             }
         };
+        if let Some(v) = &raw.llm_max_dollars {
+            unpriced(&cells.cells, &llm_prices)
+                .map_err(|message| src.err(Some(v.span()), Some("llm_max_dollars".into()), message))?;
+        }
         let mut sweep = Sweep {
             id: String::new(),
             name: raw.name.get_ref().clone(),
@@ -306,10 +333,60 @@ impl Sweep {
             class_given: false,
             llm_max_fallback_share,
             llm_max_calls,
+            llm_max_dollars,
+            llm_prices,
         };
         sweep.expand();
         Ok(sweep)
     }
+}
+
+impl Source<'_> {
+    /// `[[llm_prices]]`: each entry a model (once) and two prices of at least 0.
+    fn prices(&self, raw: &[Spanned<RawPrice>]) -> Result<Vec<LlmPrice>, SweepError> {
+        let mut prices: Vec<LlmPrice> = Vec::new();
+        for (i, p) in raw.iter().enumerate() {
+            let p = p.get_ref();
+            let model = p.model.get_ref().trim();
+            if model.is_empty() {
+                return Err(self.err(Some(p.model.span()), Some(format!("llm_prices[{i}].model")), "is empty".into()));
+            }
+            if prices.iter().any(|q| q.model == model) {
+                let message = format!("model {model:?} is priced twice");
+                return Err(self.err(Some(p.model.span()), Some(format!("llm_prices[{i}].model")), message));
+            }
+            for (key, v) in [("prompt_per_1k", &p.prompt_per_1k), ("completion_per_1k", &p.completion_per_1k)] {
+                if !(v.get_ref().is_finite() && *v.get_ref() >= 0.0) {
+                    let message = format!("{}: must be dollars per 1000 tokens, 0 or more", v.get_ref());
+                    return Err(self.err(Some(v.span()), Some(format!("llm_prices[{i}].{key}")), message));
+                }
+            }
+            prices.push(LlmPrice {
+                model: model.to_string(),
+                prompt_per_1k: *p.prompt_per_1k.get_ref(),
+                completion_per_1k: *p.completion_per_1k.get_ref(),
+            });
+        }
+        Ok(prices)
+    }
+}
+
+/// With `llm_max_dollars`, every model of an `llm` seat needs a price: an unpriced model's calls
+/// would cost nothing and never reach the limit.
+fn unpriced(cells: &[Cell], prices: &[LlmPrice]) -> Result<(), String> {
+    for c in cells {
+        for seat in c.policy_set.seats.iter().filter(|s| simfleet::policy::is_llm_spec(s)) {
+            let model = crate::llm_spend::spec_param(seat, "model").unwrap_or("");
+            if !prices.iter().any(|p| p.model == model) {
+                return Err(format!(
+                    "needs a price for every model, and [[llm_prices]] has none for {model:?} (policy set {} of {} {}): \
+                     add [[llm_prices]] model = {model:?}, prompt_per_1k = …, completion_per_1k = …",
+                    c.policy_set.name, c.game, c.scenario
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where in the file a job error points: the scenario string or the policy set (and seat).

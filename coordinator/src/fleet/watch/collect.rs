@@ -165,7 +165,7 @@ pub(super) async fn collect(fleet: &Fleet, id: &str, p: &mut Ledger<'_>) -> anyh
                 }
             }
             if p.llm_stopped.is_none() {
-                p.llm_stopped = crate::llm_tally::stop_at_limit(fleet, &p.sweep, p.llm_calls).await?;
+                p.llm_stopped = crate::llm_tally::stop_at_limit(fleet, &p.sweep, p.llm_spend).await?;
             }
             if p.finished() {
                 return Ok(false);
@@ -220,7 +220,7 @@ async fn housekeeping(
     }
     p.flush()?;
     let now = fleet.entry(&entry.id).await?;
-    // Stopped at llm_max_calls: the workers answer every job, so the watch waits for them all.
+    // Stopped at llm_max_calls or llm_max_dollars: the workers answer every job, so the watch waits for them all.
     if now.status == SweepStatus::Cancelled && p.llm_stopped.is_none() {
         for job in p.missing() {
             p.fail(FailedJob { job, kind: "cancelled".into(), error: "the sweep was cancelled".into() })?;

@@ -35,8 +35,9 @@ pub(super) struct Ledger<'a> {
     /// Results read again from the results stream after the file lost them (`audit`).
     pub(super) reread: u64,
     pub(super) summary: crate::summary::Summary,
-    /// Model calls of the results so far, and why the sweep was stopped at `llm_max_calls`.
-    pub(super) llm_calls: u64,
+    /// Model calls (and their cost) of the results so far, and why the sweep was stopped at
+    /// `llm_max_calls` or `llm_max_dollars`.
+    pub(super) llm_spend: crate::llm_spend::Spend,
     pub(super) llm_stopped: Option<String>,
 }
 
@@ -84,7 +85,7 @@ impl Ledger<'_> {
         if let Some(e) = &result.error {
             return self.fail(FailedJob { job: result.index, kind: e.kind.as_str().to_string(), error: e.to_string() });
         }
-        self.llm_calls += crate::llm_tally::calls_of(&result);
+        self.llm_spend += crate::llm_spend::spend_of(&self.sweep, &result);
         let records_cell = self.sweep.cell_of(result.index).is_some_and(|c| c.collect == Collect::Records);
         match self.table.as_mut() {
             Some(table) => table.accept(&self.sweep, &result)?,

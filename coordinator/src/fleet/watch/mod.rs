@@ -79,7 +79,8 @@ pub struct WatchReport {
     pub reread: u64,
     /// Whether the sweep was cancelled.
     pub cancelled: bool,
-    /// Why the sweep stopped handing out jobs, when its `llm_max_calls` was reached.
+    /// Why the sweep stopped handing out jobs, when its `llm_max_calls` or `llm_max_dollars` was
+    /// reached.
     pub llm_stopped: Option<String>,
     /// The summary of every record in the file, when this run wrote them all (a resumed run
     /// leaves it to a read of the file).
@@ -166,7 +167,7 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
         replayed: 0,
         reread: 0,
         summary: crate::summary::Summary::default(),
-        llm_calls: 0,
+        llm_spend: Default::default(),
         llm_stopped: None,
     };
     let already: u64 =

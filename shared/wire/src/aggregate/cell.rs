@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{AggregateError, Buckets, CellBuilder, Histogram, Moments};
+use super::{AggregateError, Buckets, CellBuilder, Histogram, LlmCounts, Moments};
 use crate::protocol::EpisodeRecord;
 
 /// Episodes of one outcome label.
@@ -58,6 +58,10 @@ pub struct CellAggregate {
     pub llm_episodes: u64,
     /// Their prompt + completion tokens, every seat.
     pub llm_tokens: u64,
+    /// Their decisions, calls, fallbacks and failed calls. Not written when empty, so the
+    /// aggregate of a cell without `llm` seats encodes as it did before the field existed.
+    #[serde(default, skip_serializing_if = "LlmCounts::is_empty")]
+    pub llm: LlmCounts,
 }
 
 /// The tokens of an episode's `llm` seats, from its `llm` stat (`{seat: {prompt_tokens,
@@ -126,6 +130,10 @@ impl CellAggregate {
         if let Some(t) = r.stats.llm_tokens() {
             self.llm_episodes += 1;
             self.llm_tokens += t;
+            // Only episodes with a model seat build the map: each waited seconds on a model.
+            if let Some(llm) = r.stats.as_map().get("llm") {
+                self.llm.add_stat(llm);
+            }
         }
     }
 
@@ -169,6 +177,7 @@ impl CellAggregate {
         }
         self.llm_episodes += other.llm_episodes;
         self.llm_tokens += other.llm_tokens;
+        self.llm.merge(&other.llm);
         Ok(())
     }
 

@@ -4,7 +4,7 @@
 //! [`Moments`] (count, mean, squared deviations, extremes with their seeds), [`Histogram`]
 //! (exact bucket counts with the game's Prometheus buckets) and [`CellAggregate`] (one cell:
 //! outcomes, truncations, team reward and length, per-seat rewards, numeric stats, histograms,
-//! `llm` tokens), and [`Paired`]: the other policy sets' aggregates and the [`Moments`] of
+//! `llm` tokens, calls, fallbacks and failed calls: [`LlmCounts`]), and [`Paired`]: the other policy sets' aggregates and the [`Moments`] of
 //! the per-seed differences between every two sets of a summary job with paired sets. The runner (`simfleet::runner`) counts a summary job's episodes into a
 //! [`CellBuilder`] as they are played. Merging is
 //! exact for counts and numerically stable for moments, so the parts of a cell merged in job
@@ -13,12 +13,14 @@
 mod builder;
 mod cell;
 mod histogram;
+mod llm;
 mod moments;
 mod paired;
 
 pub use builder::CellBuilder;
 pub use cell::{llm_tokens, CellAggregate, Histograms, OutcomeCount};
 pub use histogram::{bucket_of, Buckets, Histogram};
+pub use llm::{FailedCalls, LlmCounts};
 pub use moments::Moments;
 pub use paired::{differences, Difference, Paired, PairedCell, SeedValue};
 
