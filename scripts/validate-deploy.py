@@ -134,7 +134,19 @@ DASHBOARD_SUBSTITUTIONS = {
     "$__range": "5m",
     "$__interval": "15s",
 }
-GAMES = ["bucket_brigade", "deception", "cogsguard", "trolley"]
+
+
+def game_names() -> list[str]:
+    """The game ids, as `GameKind::as_str` spells them (shared/src/games/mod.rs): a new game is
+    named there only."""
+    text = (ROOT / "shared/src/games/mod.rs").read_text()
+    names = re.findall(r'GameKind::[A-Za-z]+ => "([a-z_]+)",', text)
+    if not names:
+        raise SystemExit("validate-deploy: no game names found in shared/src/games/mod.rs")
+    return names
+
+
+GAMES = game_names()
 
 
 class CheckFailed(Exception):

@@ -8,11 +8,11 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::dto::responses::{Advanced, ArgumentAccepted, DecisionAccepted, SkipAccepted};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
-use simfleet::games::trolley::responses::{Advanced, ArgumentAccepted, DecisionAccepted, SkipAccepted};
 use simfleet::games::trolley::{AdvanceAction, ArgText, RoundId, SkipCause, TrolleyError};
 
 use super::auth;

@@ -4,10 +4,10 @@
 
 use std::fmt::Display;
 
+use super::dto::view::{ErrorBody, ErrorDetail};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use simfleet::games::trolley::view::{ErrorBody, ErrorDetail};
 use simfleet::games::trolley::TrolleyError;
 
 /// A refused request.

@@ -7,7 +7,7 @@
 
 use std::time::Instant;
 
-use simfleet::games::trolley::feed::{feed_item, FeedItem};
+use super::dto::feed::{feed_item, FeedItem};
 use simfleet::games::trolley::{Event, TrolleyError, TrolleyState};
 
 use super::auth;

@@ -9,6 +9,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::dto::feed::FeedItem;
+use super::dto::responses::{Registered, Started};
+use super::dto::view::{scoreboard, OpenActionsView, RoundRecord, ScoreEntry, StateView};
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
@@ -16,9 +19,6 @@ use axum::http::StatusCode;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use simfleet::games::trolley::feed::FeedItem;
-use simfleet::games::trolley::responses::{Registered, Started};
-use simfleet::games::trolley::view::{scoreboard, OpenActionsView, RoundRecord, ScoreEntry, StateView};
 use simfleet::games::trolley::{GameStatus, TrolleyState};
 
 use super::body::{self, CreateGameBody, RegisterBody};

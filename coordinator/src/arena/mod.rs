@@ -3,13 +3,17 @@
 //!
 //! The arena adds only ids, tokens, clocks, storage and HTTP around the trolley rules module
 //! (`simfleet::games::trolley`): every change to a game is one call of its rules, and every
-//! response shape but the Game summary (made of arena facts) is one of its views.
+//! response shape but the Game summary (made of arena facts) is built from its state in `dto/`.
 //!
 //! # Layout
 //!
 //! - this file: [`ArenaConfig`], [`Arena`], [`serve`], [`shutdown_signal`].
 //! - `routes.rs`: the route table, [`router`], [`routes`]; `handlers.rs`: games, lobby and
 //!   views; `actions.rs`: arguments, skips, decisions, admin advance.
+//! - `dto/`: the response shapes built from the rules' state (State, OpenActions, RoundRecord,
+//!   scoreboard, error bodies in `view.rs`; feed items in `feed.rs`; the small success bodies
+//!   in `responses.rs`): the trolley rules module knows no HTTP, so they live here, and import
+//!   nothing of the arena but the rules.
 //! - `body.rs`: request bodies; `view.rs`: the Game shape and the views' clock fields;
 //!   `error.rs`: error responses; `auth.rs`: bearer tokens; `ids.rs`: ids, tokens, seeds.
 //! - `game.rs`: `ArenaGame`, a game with its tokens, feed and clocks;
@@ -30,6 +34,7 @@ mod actions;
 mod auth;
 mod body;
 mod clock;
+mod dto;
 mod error;
 mod game;
 mod handlers;

@@ -1,11 +1,10 @@
 //! The arena's own JSON shapes (§12 Game) and the clock fields of the rules' views.
 //!
-//! The rules module renders State, OpenActions, RoundRecord and FeedItem with their wall-clock
-//! fields empty (`view.rs`, `feed.rs` in `shared`); this module fills them from the game's
-//! clocks, and renders the Game shape, which is made of arena facts (creation time, clocks).
+//! [`super::dto`] renders State, OpenActions, RoundRecord and FeedItem from the rules' state with
+//! their wall-clock fields empty; this module fills them from the game's clocks, and renders the Game shape, which is made of arena facts (creation time, clocks).
 
+use super::dto::view::{self, OpenActionsView, RoundRecord, StateView};
 use serde::Serialize;
-use simfleet::games::trolley::view::{self, OpenActionsView, RoundRecord, StateView};
 use simfleet::games::trolley::{GameStatus, MinoritySize, Phase, TrolleyConfig, TrolleyError};
 
 use super::body::Timing;

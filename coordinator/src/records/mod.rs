@@ -7,8 +7,11 @@
 //!
 //! # Layout
 //!
-//! Each module imports only modules of a lower layer (a test, `tests.rs`, checks it), so there
-//! is no import circle:
+//! Each module imports only modules of a lower layer, so there is no import cycle: a test
+//! (`tests.rs`) reads every file under `records/` (none listed by hand), follows its imports into
+//! folders too, and fails on any cycle. A folder's `mod.rs` is above its files (they import the
+//! leaf that holds what they share, as `scan/block.rs`, never the folder's face), and outside
+//! `records/` only leaves of the coordinator (files that import nothing of it) are imported.
 //!
 //! 0. [`row`]: [`RowRef`] (what writers serialise, borrowed from a `JobResult`), [`Row`] (what
 //!    readers produce), the column names. [`error`]: [`ExportError`], [`ImportError`].

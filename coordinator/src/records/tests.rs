@@ -1,118 +1,292 @@
-//! The layering of `records/` (see its module docs): each module imports only modules of a lower
-//! layer, and nothing of the coordinator outside `records/`, so no import circle can form.
+//! The layering of `records/` (see its module docs), read from the sources on disk: every `.rs`
+//! file under the folder, found by walking it (none is listed here), is a module; its imports
+//! (`crate::records::…`, `super::…`, `self::…` paths, followed into folders) are its edges, and a
+//! folder's `mod.rs` stands above the files it declares. The test fails on any import cycle, and
+//! on an import from the rest of the coordinator that is not a leaf (a module that imports
+//! nothing of the crate), through which a cycle could leave the folder and come back.
 
-/// Each module of `records/`, its layer, and the sources of its files.
-const MODULES: &[(&str, u8, &[&str])] = &[
-    ("row", 0, &[include_str!("row.rs")]),
-    ("error", 0, &[include_str!("error.rs")]),
-    ("format", 1, &[include_str!("format.rs")]),
-    ("cells", 3, &[include_str!("cells.rs")]),
-    ("encoder", 2, &[include_str!("encoder.rs")]),
-    (
-        "parquet",
-        2,
-        &[
-            include_str!("parquet/mod.rs"),
-            include_str!("parquet/schema.rs"),
-            include_str!("parquet/columns.rs"),
-            include_str!("parquet/writer.rs"),
-            include_str!("parquet/reader.rs"),
-        ],
-    ),
-    ("writer", 3, &[include_str!("writer.rs")]),
-    ("reader", 3, &[include_str!("reader.rs")]),
-    ("input", 4, &[include_str!("input.rs")]),
-    ("resume", 4, &[include_str!("resume.rs")]),
-    (
-        "scan",
-        5,
-        &[
-            include_str!("scan/mod.rs"),
-            include_str!("scan/chunks.rs"),
-            include_str!("scan/lines.rs"),
-            include_str!("scan/msgpack.rs"),
-            include_str!("scan/parquet.rs"),
-        ],
-    ),
-];
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
-/// The code of `source` without comments and without its `#[cfg(test)]` part (tests may use
-/// anything).
-fn code(source: &str) -> String {
-    let source = source.split("#[cfg(test)]").next().unwrap_or_default();
-    source.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+/// A module's path: `["records", "scan", "chunks"]`.
+type ModPath = Vec<String>;
+
+const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+
+/// Every `.rs` file under `src/records`, as its module path and its source.
+fn sources() -> Vec<(ModPath, String)> {
+    fn walk(dir: &Path, out: &mut Vec<(ModPath, String)>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(SRC).unwrap().with_extension("");
+                let mut module: ModPath = rel.iter().map(|s| s.to_string_lossy().into_owned()).collect();
+                if module.last().is_some_and(|m| m == "mod") {
+                    module.pop();
+                }
+                out.push((module, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&Path::new(SRC).join("records"), &mut out);
+    out
 }
 
-/// The first path segment after each `prefix` in `code`: `prefix::a::B` and `prefix::{a, b::C}`
-/// give `a` (and `b`).
-fn segments_after(code: &str, prefix: &str) -> Vec<String> {
-    let ident = |s: &str| s.trim_start().chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect::<String>();
+/// The modules a source declares by `mod name;`, and whether under `#[cfg(test)]`.
+fn declared(source: &str) -> Vec<(String, bool)> {
     let mut out = Vec::new();
-    for (at, _) in code.match_indices(prefix) {
-        let rest = &code[at + prefix.len()..];
-        match rest.strip_prefix('{') {
-            Some(group) => {
-                let group = &group[..group.find('}').unwrap_or(group.len())];
-                out.extend(group.split(',').map(ident).filter(|s| !s.is_empty()));
-            }
-            None => out.push(ident(rest)),
+    let mut test = false;
+    for line in source.lines().map(str::trim) {
+        let item = ["pub(crate) ", "pub(super) ", "pub "].iter().fold(line, |l, p| l.strip_prefix(p).unwrap_or(l));
+        if let Some(name) = item.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
+            out.push((name.to_string(), test));
+        }
+        if !line.is_empty() {
+            test = line == "#[cfg(test)]";
         }
     }
     out
 }
 
-fn layer(module: &str) -> u8 {
-    MODULES.iter().find(|(m, ..)| *m == module).unwrap_or_else(|| panic!("unknown module records::{module}")).1
+/// The code of `source` without comment lines and without its `#[cfg(test)]` items (tests may
+/// import anything).
+fn code(source: &str) -> String {
+    let mut code = source.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+    while let Some(at) = code.find("#[cfg(test)]") {
+        let rest = &code[at..];
+        let end = match (rest.find(';'), rest.find('{')) {
+            (Some(semi), Some(brace)) if semi < brace => semi + 1,
+            (Some(semi), None) => semi + 1,
+            (_, Some(brace)) => {
+                let mut depth = 0;
+                brace
+                    + rest[brace..]
+                        .find(|c| {
+                            depth += match c {
+                                '{' => 1,
+                                '}' => -1,
+                                _ => 0,
+                            };
+                            depth == 0
+                        })
+                        .expect("braces balance")
+                    + 1
+            }
+            (None, None) => rest.len(),
+        };
+        code.replace_range(at..at + end, "");
+    }
+    code
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// The paths of the use tree at the start of `s`: `a::{b, c::D}` gives `[a, b]` and `[a, c, D]`.
+fn use_paths(s: &str) -> Vec<ModPath> {
+    let mut prefix = ModPath::new();
+    let mut s = s.trim_start();
+    loop {
+        if let Some(group) = s.strip_prefix('{') {
+            let mut depth = 0;
+            let mut items = Vec::new();
+            let mut start = 0;
+            for (i, c) in group.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' if depth == 0 => {
+                        items.push(&group[start..i]);
+                        break;
+                    }
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        items.push(&group[start..i]);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            let items = items.into_iter().filter(|i| !i.trim().is_empty());
+            return items.flat_map(use_paths).map(|p| prefix.iter().cloned().chain(p).collect()).collect();
+        }
+        let ident: String = s.chars().take_while(|c| is_ident(*c)).collect();
+        if ident.is_empty() {
+            return vec![prefix];
+        }
+        s = s[ident.len()..].trim_start();
+        prefix.push(ident);
+        match s.strip_prefix("::") {
+            Some(rest) => s = rest.trim_start(),
+            None => return vec![prefix],
+        }
+    }
+}
+
+/// Every path in `code` that starts with `crate`, `super` or `self`, whole (`super::a::B`).
+fn paths(code: &str) -> Vec<ModPath> {
+    let mut out = Vec::new();
+    for start in ["crate::", "super::", "self::"] {
+        for (at, _) in code.match_indices(start) {
+            let before = code[..at].chars().next_back();
+            if before.is_some_and(|c| is_ident(c) || c == ':') {
+                continue; // inside a longer path, such as `super::super::`
+            }
+            out.extend(use_paths(&code[at..]));
+        }
+    }
+    out
+}
+
+/// The import graph of a set of module sources.
+#[derive(Debug, Default)]
+struct Graph {
+    /// Each production module and the modules of the set it imports.
+    edges: BTreeMap<ModPath, BTreeSet<ModPath>>,
+    /// Imports of modules outside the set: (importer, the first segment after `crate::`).
+    outside: Vec<(ModPath, String)>,
+    /// Files no module declares.
+    undeclared: Vec<ModPath>,
+}
+
+fn graph(sources: &[(ModPath, String)]) -> Graph {
+    let mut g = Graph::default();
+    let root = sources.iter().map(|(p, _)| p).min_by_key(|p| p.len()).expect("some source");
+    // Test modules (declared under `#[cfg(test)]`) and what they declare are left out.
+    let mut test: BTreeSet<ModPath> = BTreeSet::new();
+    let mut known: BTreeSet<ModPath> = BTreeSet::from([root.clone()]);
+    let by_path: BTreeMap<&ModPath, &String> = sources.iter().map(|(p, s)| (p, s)).collect();
+    for (path, source) in sources {
+        for (name, is_test) in declared(source) {
+            let child: ModPath = path.iter().cloned().chain([name]).collect();
+            if is_test || test.contains(path) {
+                test.insert(child.clone());
+            }
+            known.insert(child);
+        }
+    }
+    for (path, source) in sources {
+        if !known.contains(path) {
+            g.undeclared.push(path.clone());
+        }
+        if test.contains(path) || !known.contains(path) {
+            continue;
+        }
+        let mut uses = BTreeSet::new();
+        // A folder's face is above the files it declares: they must not import from it.
+        for (name, is_test) in declared(source) {
+            if !is_test && by_path.contains_key(&[path.clone(), vec![name.clone()]].concat()) {
+                uses.insert([path.clone(), vec![name]].concat());
+            }
+        }
+        for segments in paths(&code(source)) {
+            let (mut at, rest) = match segments[0].as_str() {
+                "crate" if segments.get(1) != Some(&root[0]) => {
+                    g.outside.push((path.clone(), segments.get(1).cloned().unwrap_or_default()));
+                    continue;
+                }
+                "crate" => (root.clone(), &segments[2..]),
+                "super" => (path[..path.len() - 1].to_vec(), &segments[1..]),
+                _ => (path.clone(), &segments[1..]),
+            };
+            for segment in rest {
+                match segment.as_str() {
+                    "super" => drop(at.pop()),
+                    "self" => {}
+                    name if known.contains(&[at.clone(), vec![name.to_string()]].concat()) => at.push(name.to_string()),
+                    _ => break,
+                }
+            }
+            if at != *path && at.starts_with(root) {
+                uses.insert(at);
+            }
+        }
+        g.edges.insert(path.clone(), uses);
+    }
+    g
+}
+
+/// An import cycle of `g`, if it has one: the modules along it, the first repeated at the end.
+fn cycle(g: &Graph) -> Option<Vec<ModPath>> {
+    fn visit(g: &Graph, at: &ModPath, stack: &mut Vec<ModPath>, done: &mut BTreeSet<ModPath>) -> Option<Vec<ModPath>> {
+        if let Some(i) = stack.iter().position(|m| m == at) {
+            return Some([&stack[i..], &[at.clone()]].concat());
+        }
+        if done.contains(at) {
+            return None;
+        }
+        stack.push(at.clone());
+        for next in g.edges.get(at).into_iter().flatten() {
+            if let Some(c) = visit(g, next, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        done.insert(at.clone());
+        None
+    }
+    let mut done = BTreeSet::new();
+    g.edges.keys().find_map(|m| visit(g, m, &mut Vec::new(), &mut done))
+}
+
+fn show(path: &[String]) -> String {
+    path.join("::")
 }
 
 #[test]
-fn every_module_is_layered() {
-    let declared: Vec<String> = include_str!("mod.rs")
-        .lines()
-        .filter_map(|l| l.strip_prefix("pub mod ").and_then(|l| l.strip_suffix(';')).map(String::from))
-        .collect();
-    let listed: Vec<String> = MODULES.iter().map(|(m, ..)| m.to_string()).collect();
-    assert_eq!(sorted(declared), sorted(listed), "records/mod.rs and MODULES list the same modules");
-    let parquet_files = include_str!("parquet/mod.rs").lines().filter(|l| l.starts_with("pub mod ")).count();
-    assert_eq!(parquet_files + 1, MODULES.iter().find(|(m, ..)| *m == "parquet").unwrap().2.len());
-}
-
-fn sorted(mut v: Vec<String>) -> Vec<String> {
-    v.sort();
-    v
+fn records_has_no_import_cycle() {
+    let sources = sources();
+    let g = graph(&sources);
+    assert!(g.undeclared.is_empty(), "files no module declares: {:?}", g.undeclared);
+    // The walk found the folders' files, and the parser their imports.
+    let chunks: ModPath = ["records", "scan", "chunks"].map(String::from).to_vec();
+    let scan = &chunks[..2];
+    assert!(g.edges[&chunks].iter().any(|m| m.len() == 3 && m.starts_with(scan)), "chunks imports its siblings");
+    if let Some(c) = cycle(&g) {
+        panic!("an import cycle in records/: {}", c.iter().map(|m| show(m)).collect::<Vec<_>>().join(" → "));
+    }
 }
 
 #[test]
-fn modules_import_only_lower_layers() {
+fn records_imports_only_leaves_of_the_coordinator() {
     let mut violations = Vec::new();
-    for (module, level, sources) in MODULES {
-        for (i, source) in sources.iter().enumerate() {
-            let code = code(source);
-            let mut used = segments_after(&code, "crate::records::");
-            // `super::` names a sibling in `records/` from its top-level files (and a folder's
-            // `mod.rs`), and in `parquet/` and `scan/` from the files of that folder (the
-            // folder's own inner structure).
-            if sources.len() == 1 || i == 0 {
-                used.extend(segments_after(&code, "super::"));
-            }
-            for other in used {
-                if layer(&other) >= *level {
-                    violations.push(format!("records::{module} (layer {level}) imports records::{other}"));
-                }
-            }
-            for other in segments_after(&code, "crate::") {
-                if other != "records" {
-                    violations.push(format!("records::{module} imports crate::{other}, outside records/"));
-                }
-            }
+    for (importer, module) in graph(&sources()).outside {
+        let file = Path::new(SRC).join(format!("{module}.rs"));
+        let leaf = std::fs::read_to_string(&file)
+            .is_ok_and(|s| paths(&code(&s)).iter().all(|p| p[0] != "crate" && p[0] != "super"));
+        if !leaf {
+            violations.push(format!("{} imports crate::{module}, which is not a leaf file", show(&importer)));
         }
     }
     assert!(violations.is_empty(), "{}", violations.join("\n"));
 }
 
 #[test]
-fn the_check_sees_imports() {
-    let code = code("use super::{format::Format, row};\nuse crate::records::error::E;\n// use super::writer;\n");
-    assert_eq!(segments_after(&code, "super::"), ["format", "row"]);
-    assert_eq!(segments_after(&code, "crate::records::"), ["error"]);
+fn the_check_sees_imports_and_cycles() {
+    let module = |p: &str, s: &str| (p.split("::").map(String::from).collect::<ModPath>(), s.to_string());
+    let sources = [
+        module("r", "pub mod a;\npub mod f;\n#[cfg(test)]\nmod tests;\npub use a::X;"),
+        module("r::a", "use super::f::{g::G, h};\n// use super::b;\n#[cfg(test)]\nmod t { use crate::r::f; }"),
+        module("r::f", "pub mod g;\npub mod h;"),
+        module("r::f::g", "use crate::cell_order::Place;\nfn f() { self::super::h::run() }"),
+        module("r::f::h", "pub fn run() { crate::r::X }"),
+        module("r::tests", "use super::a;"),
+    ];
+    let g = graph(&sources);
+    let set = |ms: &[&str]| ms.iter().map(|m| m.split("::").map(String::from).collect()).collect::<BTreeSet<ModPath>>();
+    assert_eq!(g.edges[&vec!["r".to_string(), "a".to_string()]], set(&["r::f::g", "r::f::h"]));
+    assert_eq!(g.edges[&vec!["r".to_string(), "f".to_string(), "h".to_string()]], set(&["r"]));
+    assert_eq!(g.outside, [(vec!["r".to_string(), "f".to_string(), "g".to_string()], "cell_order".to_string())]);
+    assert!(!g.edges.contains_key(&vec!["r".to_string(), "tests".to_string()]), "test modules are left out");
+    let c = cycle(&g).expect("r → r::a → r::f::h → r is a cycle");
+    assert_eq!(c.first(), c.last());
+    assert!(c.len() >= 3, "{c:?}");
+    // Without the import of the face, no cycle.
+    let mut acyclic = sources.to_vec();
+    acyclic[4].1 = "pub fn run() {}".into();
+    assert_eq!(cycle(&graph(&acyclic)), None);
 }

@@ -9,7 +9,8 @@
 //! waits and corrective re-prompts ([`client`]), extraction of the first balanced JSON object
 //! from an answer ([`extract`]), per-seat statistics with the recorded exchanges ([`stats`],
 //! [`exchange`]), exact replays from those exchanges ([`replay`]), the fleet-wide rate limits
-//! ([`limit`]); the episodes of a job with `llm` seats are played concurrently by
+//! ([`limit`]), the seat's shell with its call log and fallback ([`seat`]) and the seats' stats
+//! as a record's `llm` stat ([`LlmBySeat`]); the episodes of a job with `llm` seats are played concurrently by
 //! `crate::runner::ConcurrentJob`.
 //! Each game keeps only its prompt and the mapping from JSON to its actions.
 //!
@@ -27,6 +28,7 @@ pub mod extract;
 pub mod limit;
 pub mod params;
 pub mod replay;
+pub mod seat;
 pub mod stats;
 
 #[cfg(feature = "llm-http")]
@@ -41,7 +43,8 @@ pub use extract::first_json_object;
 pub use limit::RateLimits;
 pub use params::ClientParams;
 pub use replay::ReplayTransport;
-pub use stats::LlmStats;
+pub use seat::{LlmCall, LlmSeat};
+pub use stats::{LlmBySeat, LlmStats};
 
 /// One chat message.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -56,3 +56,19 @@ pub struct LlmStats {
 pub fn seats_tokens(seats: &[(usize, LlmStats)]) -> Option<u64> {
     (!seats.is_empty()).then(|| seats.iter().map(|(_, s)| s.prompt_tokens + s.completion_tokens).sum())
 }
+
+/// The `llm` stats of an episode's `llm` seats, as a record's `llm` stat: an object keyed by
+/// seat (its number as a string), in seat order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LlmBySeat(pub Vec<(usize, LlmStats)>);
+
+impl Serialize for LlmBySeat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (seat, stats) in &self.0 {
+            map.serialize_entry(&seat.to_string(), stats)?;
+        }
+        map.end()
+    }
+}

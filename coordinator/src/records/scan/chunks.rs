@@ -17,26 +17,14 @@ use std::path::Path;
 use std::sync::mpsc;
 use std::sync::Mutex;
 
-use super::{lines, msgpack, whole, Accumulate, Need, ScanRow};
+use super::block::{Accumulate, BlockError, Decoded, Need, ScanRow};
+use super::{lines, msgpack, whole};
 use crate::records::error::ImportError;
 use crate::records::format::Format;
 use crate::records::reader;
 
 /// Bytes read per block.
 pub const BLOCK: usize = 8 << 20;
-
-/// How a block decoded: its rows, and whether it ended with a partial record (the last block).
-pub(super) struct Decoded {
-    pub rows: u64,
-    pub partial: bool,
-}
-
-/// Why a block did not decode: the 1-based row in the block and the message, or a block that
-/// did not end at a record boundary (MessagePack only).
-pub(super) enum BlockError {
-    Row(u64, String),
-    Boundary,
-}
 
 /// What the blocks of a format are decoded with.
 #[derive(Clone)]

@@ -6,9 +6,9 @@
 use indexmap::IndexSet;
 use simfleet::protocol::StatsMap;
 
-use super::{Accumulate, ScanRow};
+use super::block::{Accumulate, ScanRow};
 use crate::cell_order::Place;
-use crate::records::Row;
+use crate::records::row::Row;
 
 /// (sweep, game, engine version, scenario, policy set).
 pub type Group = (String, String, String, String, String);
@@ -37,7 +37,7 @@ pub struct Episode {
     pub reward: f64,
 }
 
-/// The episodes of a block of rows (needs [`super::Need::sweep`]); merged in file order.
+/// The episodes of a block of rows (needs [`super::block::Need::sweep`]); merged in file order.
 #[derive(Debug, Default)]
 pub struct Episodes {
     groups: IndexSet<Group>,

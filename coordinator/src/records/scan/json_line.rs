@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::lines::{JsonRow, JsonStats};
+use super::block::{JsonRow, JsonStats};
 
 /// Deeper nesting of a skipped value is left to serde (which bounds what it builds at 128).
 const MAX_DEPTH: u32 = 64;

@@ -5,8 +5,9 @@
 
 use std::borrow::Cow;
 
+use super::block::JsonRow;
 use super::json_line;
-use super::lines::{json_row, JsonRow};
+use super::lines::json_row;
 
 /// Field by field, the team reward by its bits (so -0.0 is not 0.0).
 fn assert_same_row(what: &str, got: &JsonRow<'_>, want: &JsonRow<'_>) {

@@ -4,46 +4,13 @@
 //! same struct. A CSV record is split into one reused byte record and only the needed columns
 //! are parsed.
 
-use std::borrow::Cow;
 use std::fs::File;
 use std::io::{self, Read};
 
-use serde::Deserialize;
 use serde_json::Value;
 
-use super::chunks::{BlockError, Decoded};
+use super::block::{Accumulate, BlockError, Decoded, JsonRow, Need, ScanRow};
 use super::json_line;
-use super::{Accumulate, Need, ScanRow};
-
-/// The fields of a JSON line a scan reads; the parser skips the others.
-#[derive(Debug, Deserialize, PartialEq)]
-pub(super) struct JsonRow<'a> {
-    #[serde(borrow)]
-    pub sweep: Cow<'a, str>,
-    #[serde(borrow)]
-    pub game: Cow<'a, str>,
-    #[serde(borrow)]
-    pub engine_version: Cow<'a, str>,
-    #[serde(borrow)]
-    pub scenario: Cow<'a, str>,
-    #[serde(borrow)]
-    pub policy_set: Cow<'a, str>,
-    #[serde(borrow)]
-    pub outcome: Cow<'a, str>,
-    #[serde(default)]
-    pub job: Option<u64>,
-    pub seed: u64,
-    pub length: u32,
-    pub team_reward: f64,
-    #[serde(default)]
-    pub stats: JsonStats,
-}
-
-#[derive(Debug, Default, Deserialize, PartialEq)]
-pub(super) struct JsonStats {
-    #[serde(default)]
-    pub llm: Option<Value>,
-}
 
 /// One JSON line's needed fields: by [`json_line::row`], or where it cannot vouch for the line
 /// by `serde_json`, whose error is then the line's (as [`jsonl`] reads each line).

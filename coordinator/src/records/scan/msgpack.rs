@@ -4,8 +4,7 @@
 
 use serde_json::Value;
 
-use super::chunks::{BlockError, Decoded};
-use super::{Accumulate, Need, ScanRow};
+use super::block::{Accumulate, BlockError, Decoded, Need, ScanRow};
 
 /// Why the bytes at a position are not a record.
 enum Bad {

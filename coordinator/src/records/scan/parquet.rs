@@ -20,7 +20,7 @@ use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::file::serialized_reader::SerializedFileReader;
 use serde_json::Value;
 
-use super::{Accumulate, Need, ScanRow};
+use super::block::{Accumulate, Need, ScanRow};
 use crate::records::error::ImportError;
 
 /// The positions of the needed columns in the file's schema.

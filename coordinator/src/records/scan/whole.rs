@@ -7,8 +7,7 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::Path;
 
-use super::chunks::{BlockError, Decoded};
-use super::Accumulate;
+use super::block::{Accumulate, BlockError, Decoded};
 use crate::records::reader::csv_row;
 use crate::records::row::Row;
 

@@ -3,7 +3,8 @@
 //! been operator, majority and minority.
 //!
 //! One rules module drives both the headless engine and the live HTTP arena: the arena only
-//! adds ids, clocks, storage and HTTP around the same calls.
+//! adds ids, clocks, storage and HTTP around the same calls. Nothing here knows HTTP: the
+//! arena's JSON shapes live beside the arena (`coordinator::arena`), built from these queries.
 //!
 //! # Layout
 //!
@@ -24,7 +25,7 @@
 //!   trolley prompt and answer mapping over the shared client in [`crate::llm`].
 //! - `game.rs`: [`Trolley`], the prepared game and its episode loop. `record.rs`: the episode
 //!   record (§13), its stats typed in `stats.rs`. `hash.rs`: the trajectory hash, with per-template tables. `replay.rs`: the
-//!   replay JSON. `view.rs`, `feed.rs`, `responses.rs`: the arena's JSON shapes (§12).
+//!   replay JSON.
 //!
 //! # Driving it incrementally (the arena)
 //!
@@ -50,7 +51,6 @@ mod draws;
 pub mod engine;
 pub mod error;
 pub mod events;
-pub mod feed;
 pub mod flow;
 mod game;
 pub mod hash;
@@ -59,7 +59,6 @@ pub mod observation;
 pub mod policies;
 pub mod record;
 pub mod replay;
-pub mod responses;
 pub mod roles;
 pub mod rules;
 pub mod scenario;
@@ -67,7 +66,6 @@ pub mod seats;
 pub mod state;
 pub mod stats;
 pub mod text;
-pub mod view;
 pub mod vocab;
 
 #[cfg(test)]

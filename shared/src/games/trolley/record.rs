@@ -4,10 +4,10 @@
 use super::error::TrolleyError;
 use super::seats::{SeatSet, MAX_AGENTS};
 use super::state::TrolleyState;
-use super::stats::{ByKind, LlmBySeat, PerAgent, RoundStat, TrolleyStats};
+use super::stats::{ByKind, PerAgent, RoundStat, TrolleyStats};
 use super::vocab::{Decision, GameStatus};
 use crate::games::Buckets;
-use crate::llm::LlmStats;
+use crate::llm::{LlmBySeat, LlmStats};
 use crate::protocol::EpisodeRecord;
 use crate::stats::Stats;
 

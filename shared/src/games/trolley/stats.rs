@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 use super::error::TrolleyError;
 use super::record::STAT_KEYS;
 use super::seats::{SeatSet, MAX_AGENTS};
-use crate::llm::LlmStats;
+use crate::llm::LlmBySeat;
 use crate::msgpack as mp;
 use crate::stats::{self, StatsMap, TypedStats};
 
@@ -102,20 +102,6 @@ impl Serialize for ByKind {
         let mut map = serializer.serialize_map(Some(occurred().count()))?;
         for (kind, n) in occurred() {
             map.serialize_entry(kind, &n)?;
-        }
-        map.end()
-    }
-}
-
-/// `llm` stats of the `llm` seats, as an object keyed by seat.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LlmBySeat(pub Vec<(usize, LlmStats)>);
-
-impl Serialize for LlmBySeat {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (seat, stats) in &self.0 {
-            map.serialize_entry(&seat.to_string(), stats)?;
         }
         map.end()
     }

@@ -1,9 +1,9 @@
 //! Typed stats (`stats.rs`) serialize to the same bytes as the JSON object they stand for.
 
 use crate::games::deception::agent::AgentId;
-use crate::games::deception::stats::{AgentName, ByKind, DeceptionStats, Ejection, LlmBySeat, Names};
+use crate::games::deception::stats::{AgentName, ByKind, DeceptionStats, Ejection, Names};
 use crate::games::Game;
-use crate::llm::LlmStats;
+use crate::llm::{LlmBySeat, LlmStats};
 use crate::protocol::encode;
 use crate::stats::Stats;
 

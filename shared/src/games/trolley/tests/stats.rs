@@ -2,8 +2,8 @@
 
 use crate::games::trolley::error::TrolleyError;
 use crate::games::trolley::seats::SeatSet;
-use crate::games::trolley::stats::{ByKind, LlmBySeat, PerAgent, RoundStat, TrolleyStats};
-use crate::llm::LlmStats;
+use crate::games::trolley::stats::{ByKind, PerAgent, RoundStat, TrolleyStats};
+use crate::llm::{LlmBySeat, LlmStats};
 use crate::protocol::encode;
 use crate::stats::Stats;
 

@@ -9,7 +9,8 @@ use super::super::action::GameAction;
 use super::super::observation::AgentObservation;
 use super::{check_keys, ScriptedPolicy, Templates};
 use crate::field;
-use crate::llm::{CallRecord, ClientParams, LlmClient, LlmStats};
+use crate::llm::seat::{self, LlmSeat};
+use crate::llm::{ClientParams, LlmClient, LlmStats};
 use crate::protocol::JobError;
 use crate::seeding::Stream;
 use crate::spec::Spec;
@@ -35,33 +36,22 @@ const KEYS: [&str; 11] = [
     "fallback",
 ];
 
-/// One call of an `llm` seat, as kept in the replay's `llm_calls`.
-#[derive(Clone, Debug, Serialize)]
-pub struct LlmCall {
-    /// The seat.
-    pub seat: u32,
+/// Where a deception decision happened: its tick.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Tick {
     /// The tick of the decision.
     pub tick: u32,
-    /// The decision's number within the seat's episode, from 0.
-    pub decision: u64,
-    /// `deception-prompt-1`.
-    pub prompt_version: &'static str,
-    /// The call.
-    #[serde(flatten)]
-    pub call: CallRecord,
 }
 
-/// An `llm` seat.
+/// One call of an `llm` seat, as kept in the replay's `llm_calls`.
+pub type LlmCall = crate::llm::LlmCall<Tick>;
+
+/// An `llm` seat: the shared shell with a scripted fallback, and how much history it prompts
+/// with.
 #[derive(Debug)]
 pub struct LlmPolicy {
-    seat: u32,
-    client: LlmClient,
+    seat: LlmSeat<Tick, ScriptedPolicy>,
     history: usize,
-    fallback: ScriptedPolicy,
-    stats: LlmStats,
-    keep_calls: bool,
-    calls: Vec<LlmCall>,
-    scratch: Vec<CallRecord>,
 }
 
 impl LlmPolicy {
@@ -80,68 +70,39 @@ impl LlmPolicy {
                     JobError::invalid(path("fallback"), fallback_raw, format!("must be a scripted policy: {e}"))
                 })
             })?;
-        let transport = env.chat.clone().ok_or_else(|| {
-            JobError::invalid(
-                format!("policy_set[{seat}]"),
-                crate::policy::metric_label(&spec.to_string()),
-                "llm seats need a chat transport (workers built with the llm-http feature provide one)",
-            )
-        })?;
+        let transport = seat::transport(&env.chat, seat, spec)?;
         let config = client.config();
         Ok(LlmPolicy::new(seat, LlmClient::new(config, transport), history as usize, fallback))
     }
 
     /// A policy from its parts.
     pub fn new(seat: usize, client: LlmClient, history: usize, fallback: ScriptedPolicy) -> LlmPolicy {
-        LlmPolicy {
-            seat: seat as u32,
-            client,
-            history,
-            fallback,
-            stats: LlmStats::default(),
-            keep_calls: false,
-            calls: Vec::new(),
-            scratch: Vec::new(),
-        }
+        LlmPolicy { seat: LlmSeat::new(seat, PROMPT_VERSION, client, fallback), history }
     }
 
     /// Forgets the episode; `keep_calls` keeps a call log for the replay.
     pub fn reset(&mut self, keep_calls: bool) {
-        self.stats = LlmStats::default();
-        self.keep_calls = keep_calls;
-        self.calls.clear();
-        self.fallback.reset();
+        self.seat.reset(keep_calls);
+        self.seat.fallback_mut().reset();
     }
 
     /// The episode's stats.
     pub fn stats(&self) -> &LlmStats {
-        &self.stats
+        self.seat.stats()
     }
 
     /// The episode's calls (empty unless asked to keep them).
     pub fn calls(&self) -> &[LlmCall] {
-        &self.calls
+        self.seat.calls()
     }
 
     /// Decides: asks the model; when the attempts are spent, the fallback policy decides with
     /// the seat's stream (the only draws this policy makes).
     pub fn act(&mut self, obs: &AgentObservation<'_>, rng: &mut Stream) -> GameAction {
-        let decision = self.stats.decisions;
         let messages = prompt::messages(obs, self.history);
-        let log = self.keep_calls.then_some(&mut self.scratch);
-        let answer = self.client.decide(messages, |text| answer::parse(text, obs), &mut self.stats, log);
-        for call in self.scratch.drain(..) {
-            self.calls.push(LlmCall {
-                seat: self.seat,
-                tick: obs.tick,
-                decision,
-                prompt_version: PROMPT_VERSION,
-                call,
-            });
-        }
-        match answer {
+        match self.seat.ask(Tick { tick: obs.tick }, messages, |text| answer::parse(text, obs)) {
             Some(action) => action,
-            None => self.fallback.act(obs, rng),
+            None => self.seat.fallback_mut().act(obs, rng),
         }
     }
 }

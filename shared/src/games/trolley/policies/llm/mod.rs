@@ -13,7 +13,8 @@ use super::super::observation::observation;
 use super::super::state::TrolleyState;
 use super::super::vocab::Phase;
 use super::{Debater, Drawn, Reason, Templates};
-use crate::llm::{CallRecord, LlmClient, LlmStats};
+use crate::llm::seat::{self, LlmSeat};
+use crate::llm::{LlmClient, LlmStats};
 use crate::protocol::JobError;
 use crate::seeding::Stream;
 use crate::spec::Spec;
@@ -29,34 +30,22 @@ pub use params::LlmParams;
 /// The prompt version recorded with every call.
 pub const PROMPT_VERSION: &str = "trolley-prompt-1";
 
-/// One call of an `llm` seat, as kept in the replay's `llm_calls`.
-#[derive(Clone, Debug, Serialize)]
-pub struct LlmCall {
-    /// The seat.
-    pub seat: u32,
+/// Where a trolley decision happened: its round and phase.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct RoundPhase {
     /// The round number of the decision.
     pub round: u32,
     /// The phase of the decision.
     pub phase: Phase,
-    /// The decision's number within the seat's episode, from 0.
-    pub decision: u64,
-    /// `trolley-prompt-1`.
-    pub prompt_version: &'static str,
-    /// The call.
-    #[serde(flatten)]
-    pub call: CallRecord,
 }
 
-/// An `llm` seat: its client, its fallback, and the episode's counters and calls.
+/// One call of an `llm` seat, as kept in the replay's `llm_calls`.
+pub type LlmCall = crate::llm::LlmCall<RoundPhase>;
+
+/// An `llm` seat: the shared shell with a scripted `debater` fallback.
 #[derive(Clone, Debug)]
 pub struct LlmPolicy {
-    seat: u32,
-    client: LlmClient,
-    fallback: Debater,
-    stats: LlmStats,
-    keep_calls: bool,
-    calls: Vec<LlmCall>,
-    scratch: Vec<CallRecord>,
+    seat: LlmSeat<RoundPhase, Debater>,
 }
 
 impl LlmPolicy {
@@ -65,56 +54,39 @@ impl LlmPolicy {
     /// `env.chat`: without one the seat is an `invalid_job` naming `policy_set[<seat>]`.
     pub fn parse(seat: usize, spec: &Spec, templates: &'static Templates, env: &RunEnv) -> Result<LlmPolicy, JobError> {
         let params = LlmParams::parse(seat, spec)?;
-        let transport = env.chat.clone().ok_or_else(|| {
-            JobError::invalid(
-                format!("policy_set[{seat}]"),
-                crate::policy::metric_label(&spec.to_string()),
-                "llm seats need a chat transport (workers built with the llm-http feature provide one)",
-            )
-        })?;
+        let transport = seat::transport(&env.chat, seat, spec)?;
         let fallback = Debater::new(params.fallback, templates);
         Ok(LlmPolicy::new(seat, LlmClient::new(params.client.config(), transport), fallback))
     }
 
     /// A policy from its parts.
     pub fn new(seat: usize, client: LlmClient, fallback: Debater) -> LlmPolicy {
-        LlmPolicy {
-            seat: seat as u32,
-            client,
-            fallback,
-            stats: LlmStats::default(),
-            keep_calls: false,
-            calls: Vec::new(),
-            scratch: Vec::new(),
-        }
+        LlmPolicy { seat: LlmSeat::new(seat, PROMPT_VERSION, client, fallback) }
     }
 
     /// The client (its configuration: endpoint, model, sampling, timeout, retries).
     pub fn client(&self) -> &LlmClient {
-        &self.client
+        self.seat.client()
     }
 
     /// The fallback policy.
     pub fn fallback(&self) -> &Debater {
-        &self.fallback
+        self.seat.fallback()
     }
 
     /// Forgets the episode; `keep_calls` keeps a call log for the replay.
     pub fn reset(&mut self, keep_calls: bool) {
-        self.stats = LlmStats::default();
-        self.keep_calls = keep_calls;
-        self.calls.clear();
-        self.scratch.clear();
+        self.seat.reset(keep_calls);
     }
 
     /// The episode's stats.
     pub fn stats(&self) -> &LlmStats {
-        &self.stats
+        self.seat.stats()
     }
 
     /// The episode's calls (empty unless asked to keep them).
     pub fn calls(&self) -> &[LlmCall] {
-        &self.calls
+        self.seat.calls()
     }
 
     /// Decides for `seat`: asks the model with a prompt rendered from the seat's observation,
@@ -126,24 +98,12 @@ impl LlmPolicy {
         let Some(phase) = obs.phase.filter(|_| !obs.legal.is_empty()) else {
             return (TrolleyAction::SKIP, Drawn::Idle.reason());
         };
-        let decision = self.stats.decisions;
-        let log = self.keep_calls.then_some(&mut self.scratch);
+        let at = RoundPhase { round: obs.round_number, phase };
         let parse = |text: &str| answer::parse(text, state, seat, &obs);
-        let accepted = self.client.decide(prompt::messages(&obs), parse, &mut self.stats, log);
-        for call in self.scratch.drain(..) {
-            self.calls.push(LlmCall {
-                seat: self.seat,
-                round: obs.round_number,
-                phase,
-                decision,
-                prompt_version: PROMPT_VERSION,
-                call,
-            });
-        }
-        match accepted {
+        match self.seat.ask(at, prompt::messages(&obs), parse) {
             Some(Answer { action, reasoning }) => (action, Reason::Model(reasoning)),
             None => {
-                let (action, reason) = self.fallback.act(state, seat, rng);
+                let (action, reason) = self.seat.fallback().act(state, seat, rng);
                 (action, Reason::LlmFallback(Box::new(reason)))
             }
         }

@@ -3,14 +3,14 @@
 //! Fields that hold wall-clock times (`phase_deadline_at`, `next_round_at`, `deadline_at`,
 //! `resolved_at`, `created_at`) are left `None` here: the arena keeps its clocks beside the
 //! state and fills them in before answering. Agents are named by id, rounds by
-//! [`RoundId`](super::state::RoundId)'s 16-hex-digit form.
+//! [`RoundId`](simfleet::games::trolley::RoundId)'s 16-hex-digit form.
 
 use serde::Serialize;
 
-use super::error::TrolleyError;
-use super::seats::SeatSet;
-use super::state::TrolleyState;
-use super::vocab::{ActionKind, Decision, GameStatus, Phase, Role, Side, SkipCause};
+use simfleet::games::trolley::error::TrolleyError;
+use simfleet::games::trolley::seats::SeatSet;
+use simfleet::games::trolley::state::TrolleyState;
+use simfleet::games::trolley::vocab::{ActionKind, Decision, GameStatus, Phase, Role, Side, SkipCause};
 
 /// `{"error": {"kind", "message"}}`.
 #[derive(Clone, Debug, Serialize)]

@@ -3,10 +3,10 @@
 
 use serde::Serialize;
 
-use super::rules::{Acted, Resolution};
-use super::seats::SeatSet;
-use super::state::{RoundId, TrolleyState};
-use super::vocab::{Decision, GameStatus, Phase};
+use simfleet::games::trolley::rules::{Acted, Resolution};
+use simfleet::games::trolley::seats::SeatSet;
+use simfleet::games::trolley::state::{RoundId, TrolleyState};
+use simfleet::games::trolley::vocab::{Decision, GameStatus, Phase};
 
 fn ids(state: &TrolleyState, set: SeatSet) -> Vec<String> {
     set.iter().map(|s| state.agents()[s].id.clone()).collect()

@@ -3,9 +3,9 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::events::Event;
-use super::state::TrolleyState;
-use super::vocab::{Phase, Side};
+use simfleet::games::trolley::events::Event;
+use simfleet::games::trolley::state::TrolleyState;
+use simfleet::games::trolley::vocab::{Phase, Side};
 
 /// A feed item (§12); `seq` and `created_at` come from the arena.
 #[derive(Clone, Debug, Serialize)]
