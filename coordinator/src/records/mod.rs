@@ -27,6 +27,7 @@
 //! A new kind of row belongs in layer 0 beside [`row`], a new reader of the same files in layer
 //! 3 beside [`reader`].
 
+pub mod cell_decision;
 pub mod cells;
 pub mod encoder;
 pub mod error;
