@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use anyhow::Context;
 
 use crate::compare;
-use crate::compare::decided::Decided;
+use crate::compare::decided::{self, Decided};
+use crate::compare::CompareError;
 use crate::stop::decisions::Decisions;
 use crate::records::Input;
 
@@ -61,8 +62,13 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let baseline = args.baseline.as_deref().or_else(|| decisions.as_ref().and_then(Decisions::baseline));
     let comparisons = if input.is_cells() {
         let rows = input.read_cells()?;
-        compare::cells::compare_rows(&rows, baseline)
-            .with_context(|| format!("cannot compare {input}"))?
+        match (compare::cells::compare_rows(&rows, baseline), &decisions) {
+            // A stopping sweep's summary rows hold no pairs: its decisions are still worth showing.
+            (Err(CompareError::NotPaired), Some(d)) if baseline == d.baseline() => {
+                return decisions_only(d, args.out.as_deref(), &input);
+            }
+            (compared, _) => compared.with_context(|| format!("cannot compare {input}"))?,
+        }
     } else {
         let compared = compare::pairing::compare_input(&input, baseline, crate::records::scan::BLOCK)
             .with_context(|| format!("cannot compare {input}"))?;
@@ -81,6 +87,21 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         compare::table::write(&comparisons, decided.as_ref(), &out)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
         println!("comparisons written to {}", out.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The decisions of a stopping sweep whose summary file holds no paired differences.
+fn decisions_only(d: &Decisions, out: Option<&std::path::Path>, input: &Input) -> anyhow::Result<ExitCode> {
+    let shown = decided::decisions_only(d, out).map_err(|e| {
+        anyhow::anyhow!("cannot write {}: {e}", out.map_or(String::new(), |o| o.display().to_string()))
+    })?;
+    let Some(text) = shown else {
+        return Err(anyhow::Error::new(CompareError::NotPaired).context(format!("cannot compare {input}")));
+    };
+    print!("{text}");
+    if let Some(out) = out {
+        println!("decisions written to {}", out.display());
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -72,3 +72,70 @@ impl Decided {
         self.marks.get(i).copied().flatten()
     }
 }
+
+/// One decided comparison, as `compare --out` writes it when the results hold no pairs.
+#[derive(serde::Serialize)]
+struct Record<'a> {
+    game: &'a str,
+    scenario: &'a str,
+    policy_set: &'a str,
+    baseline: &'a str,
+    decision: &'static str,
+    decided_at: u64,
+    played: u64,
+    interval_low: Option<f64>,
+    interval_high: Option<f64>,
+}
+
+/// What `compare` shows of a stopping sweep whose summary file holds no paired differences (a
+/// stopping sweep's summary rows carry none): the comparisons the sweep decided, from its stop
+/// file alone; `None` when it decided none.
+pub fn decisions_only(d: &Decisions, out: Option<&std::path::Path>) -> Result<Option<String>, String> {
+    use crate::table::{render, Align::Left as L, Align::Right as R};
+    let Some(baseline) = d.baseline() else { return Ok(None) };
+    let rows: Vec<_> = d.rows.iter().filter(|r| r.question == crate::stop::Question::Baseline).collect();
+    if rows.is_empty() {
+        return Ok(None);
+    }
+    let bound = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:+.2}"));
+    let table: Vec<[String; 8]> = rows
+        .iter()
+        .map(|r| {
+            [
+                r.game.clone(),
+                r.scenario.clone(),
+                r.policy_set.clone(),
+                r.decision.as_str().into(),
+                r.decided_at.to_string(),
+                r.played.to_string(),
+                bound(r.interval_low),
+                bound(r.interval_high),
+            ]
+        })
+        .collect();
+    let head = ["game", "scenario", "policy set", "decision", "at seeds", "played", "Δ low", "Δ high"];
+    let mut text = format!(
+        "baseline: {baseline}; the results hold no paired differences, so only the stopping sweep's decisions are \
+         shown (Δ = policy set − baseline: the anytime-valid interval each rests on); compare its records for the \
+         paired table\n"
+    );
+    text.push_str(&render(&head, &[L, L, L, L, R, R, R, R], &table));
+    if let Some(path) = out {
+        let records: Vec<Record<'_>> = rows
+            .iter()
+            .map(|r| Record {
+                game: &r.game,
+                scenario: &r.scenario,
+                policy_set: &r.policy_set,
+                baseline,
+                decision: r.decision.as_str(),
+                decided_at: r.decided_at,
+                played: r.played,
+                interval_low: r.interval_low,
+                interval_high: r.interval_high,
+            })
+            .collect();
+        super::table::write_records(&records, path)?;
+    }
+    Ok(Some(text))
+}

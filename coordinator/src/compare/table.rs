@@ -123,7 +123,8 @@ pub fn table(c: &Comparisons, decided: Option<&Decided>) -> String {
     if let Some(d) = marked {
         let level = d.confidence.map_or(String::new(), |c| format!(" at {}% over every comparison and look", crate::stop::decisions::percent(c)));
         out.push_str(&format!(
-            "decision: the stopping sweep's, on the seeds it played, with the anytime-valid interval of Δ team reward              it rests on (simultaneous{level})\n"
+            "decision: the stopping sweep's, on the seeds it played, with the anytime-valid interval of Δ team reward it \
+             rests on (simultaneous{level})\n"
         ));
     }
     out.push_str(&render(&head, &align, &rows));
@@ -213,16 +214,21 @@ fn record<'a>(r: &'a Comparison, decided: Option<&Decided>, i: usize) -> Record<
 pub fn write(c: &Comparisons, decided: Option<&Decided>, path: &Path) -> Result<(), String> {
     let decided = decided.filter(|d| d.any());
     let records: Vec<Record<'_>> = c.rows.iter().enumerate().map(|(i, r)| record(r, decided, i)).collect();
+    write_records(&records, path)
+}
+
+/// Writes `records` to `path`: CSV for `.csv`, a JSON array for `.json`.
+pub(super) fn write_records<T: Serialize>(records: &[T], path: &Path) -> Result<(), String> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("csv") => {
             let mut w = csv::Writer::from_path(path).map_err(|e| e.to_string())?;
-            for r in &records {
+            for r in records {
                 w.serialize(r).map_err(|e| e.to_string())?;
             }
             w.flush().map_err(|e| e.to_string())
         }
         Some("json") => {
-            let text = serde_json::to_string_pretty(&records).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string_pretty(records).map_err(|e| e.to_string())?;
             std::fs::write(path, text + "\n").map_err(|e| e.to_string())
         }
         _ => Err("--out must end in .csv or .json".into()),
