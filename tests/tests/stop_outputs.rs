@@ -10,11 +10,11 @@ use std::fs::File;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use coordinator::records::cells::read_cells;
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::record::Field;
 use serde_json::Value;
-use coordinator::records::cells::read_cells;
 use simfleet_tests::coordinator_binary;
 
 /// Three questions of three sets on one scenario; a cap of 1,000 seeds.
@@ -77,12 +77,12 @@ fn expected(stop_json: &str) -> Expected {
     }
     let mut out = Expected::new();
     for (set, rows) in by_set {
-        let first = ["baseline", "best", "precision"]
+        let first =
+            ["baseline", "best", "precision"].iter().find_map(|q| rows.iter().find(|r| r["question"] == *q)).unwrap();
+        let all: Vec<String> = rows
             .iter()
-            .find_map(|q| rows.iter().find(|r| r["question"] == *q))
-            .unwrap();
-        let all: Vec<String> =
-            rows.iter().map(|r| format!("{}={}", r["question"].as_str().unwrap(), r["decision"].as_str().unwrap())).collect();
+            .map(|r| format!("{}={}", r["question"].as_str().unwrap(), r["decision"].as_str().unwrap()))
+            .collect();
         out.insert(
             set,
             (
@@ -126,7 +126,8 @@ fn parquet_columns(file: &str) -> (Vec<String>, Expected) {
             Some(Field::Double(x)) => Some(x),
             _ => None,
         };
-        let value = (text("question"), text("decision"), float("interval_low"), float("interval_high"), text("decisions"));
+        let value =
+            (text("question"), text("decision"), float("interval_low"), float("interval_high"), text("decisions"));
         rows.insert(text("policy_set"), value);
     }
     (names, rows)
@@ -188,7 +189,10 @@ fn summary_out_carries_the_decisions_of_the_stop_file_in_every_format() {
     assert_eq!(cmp.as_array().unwrap().len(), 2, "{cmp}");
     for row in cmp.as_array().unwrap() {
         let set = row["policy_set"].as_str().unwrap();
-        assert_eq!((row["decision"].as_str().unwrap(), row["interval_low"].as_f64()), (want[set].1.as_str(), want[set].2));
+        assert_eq!(
+            (row["decision"].as_str().unwrap(), row["interval_low"].as_f64()),
+            (want[set].1.as_str(), want[set].2)
+        );
         assert!(table.lines().any(|l| l.contains(set) && l.contains(&want[set].1)), "{table}");
     }
     let refused = coordinator(&["compare", &path(d, "s.csv")]);

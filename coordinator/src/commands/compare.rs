@@ -9,8 +9,8 @@ use anyhow::Context;
 use crate::compare;
 use crate::compare::decided::{self, Decided};
 use crate::compare::CompareError;
-use crate::stop::decisions::Decisions;
 use crate::records::Input;
+use crate::stop::decisions::Decisions;
 
 /// Compare every policy set with a baseline, seed by seed. Every policy set of a cell plays the
 /// same seeds (common random numbers), so per game and scenario each policy set is paired with
@@ -93,9 +93,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 
 /// The decisions of a stopping sweep whose summary file holds no paired differences.
 fn decisions_only(d: &Decisions, out: Option<&std::path::Path>, input: &Input) -> anyhow::Result<ExitCode> {
-    let shown = decided::decisions_only(d, out).map_err(|e| {
-        anyhow::anyhow!("cannot write {}: {e}", out.map_or(String::new(), |o| o.display().to_string()))
-    })?;
+    let shown = decided::decisions_only(d, out)
+        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.map_or(String::new(), |o| o.display().to_string())))?;
     let Some(text) = shown else {
         return Err(anyhow::Error::new(CompareError::NotPaired).context(format!("cannot compare {input}")));
     };

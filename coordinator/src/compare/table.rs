@@ -121,7 +121,9 @@ pub fn table(c: &Comparisons, decided: Option<&Decided>) -> String {
         c.rows.len()
     );
     if let Some(d) = marked {
-        let level = d.confidence.map_or(String::new(), |c| format!(" at {}% over every comparison and look", crate::stop::decisions::percent(c)));
+        let level = d.confidence.map_or(String::new(), |c| {
+            format!(" at {}% over every comparison and look", crate::stop::decisions::percent(c))
+        });
         out.push_str(&format!(
             "decision: the stopping sweep's, on the seeds it played, with the anytime-valid interval of Δ team reward it \
              rests on (simultaneous{level})\n"

@@ -76,6 +76,9 @@ pub fn section_without_pairs(summary: &Summary) -> String {
     out
 }
 
+/// A comparison and the stopping sweep's decision of it.
+type Marked<'a> = (&'a Comparison, Option<Mark>);
+
 /// The section's HTML.
 pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
     section_decided(summary, comparisons, None)
@@ -102,7 +105,7 @@ pub fn section_decided(summary: &Summary, comparisons: &Comparisons, decided: Op
              the anytime-valid interval it rests on; \"Stopping decisions\" below lists them all).</p>",
         );
     }
-    let mut by_game: IndexMap<&str, IndexMap<&str, Vec<(&Comparison, Option<Mark>)>>> = IndexMap::new();
+    let mut by_game: IndexMap<&str, IndexMap<&str, Vec<Marked<'_>>>> = IndexMap::new();
     for (i, r) in comparisons.rows.iter().enumerate() {
         let mark = decided.and_then(|d| d.get(i));
         by_game.entry(&r.game).or_default().entry(&r.scenario).or_default().push((r, mark));

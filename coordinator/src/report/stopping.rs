@@ -46,17 +46,8 @@ pub fn section(d: &Decisions) -> String {
         escape(&asked(d))
     );
     let head = ["game", "scenario", "policy set", "question", "decision", "at seeds", "played", "low", "high"];
-    let cols = [
-        Col::Text,
-        Col::Name,
-        Col::Name,
-        Col::Text,
-        Col::Text,
-        Col::Number,
-        Col::Number,
-        Col::Number,
-        Col::Number,
-    ];
+    let cols =
+        [Col::Text, Col::Name, Col::Name, Col::Text, Col::Text, Col::Number, Col::Number, Col::Number, Col::Number];
     let rows: Vec<Vec<String>> = d
         .rows
         .iter()

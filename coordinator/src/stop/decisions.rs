@@ -122,8 +122,7 @@ impl Decisions {
     /// Reads the stop file at `path`.
     pub fn read(path: &Path) -> Result<Decisions, DecisionsError> {
         let name = path.display().to_string();
-        let text =
-            std::fs::read_to_string(path).map_err(|source| DecisionsError::Io { path: name.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| DecisionsError::Io { path: name.clone(), source })?;
         let raw: Raw =
             serde_json::from_str(&text).map_err(|e| DecisionsError::Parse { path: name, message: e.to_string() })?;
         Ok(Decisions {
