@@ -103,8 +103,7 @@ fn read_back(file: &str) -> Expected {
         .unwrap()
         .into_iter()
         .map(|r| {
-            let q = r.question.map(|q| q.as_str().to_string()).unwrap_or_default();
-            let d = r.decision.map(|d| d.as_str().to_string()).unwrap_or_default();
+            let (q, d) = (r.question.unwrap_or_default(), r.decision.unwrap_or_default());
             (r.policy_set, (q, d, r.interval_low, r.interval_high, r.decisions.unwrap_or_default()))
         })
         .collect()

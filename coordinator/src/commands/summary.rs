@@ -10,8 +10,8 @@ use anyhow::Context;
 
 use crate::cell_table;
 use crate::records::scan::{self, Need};
-use crate::records::{cell_decision, cells, Input};
-use crate::stop::decisions::Decisions;
+use crate::records::{cells, Input};
+use crate::stop::decisions::{self, Decisions};
 use crate::summary::{Summary, SummaryScan};
 use crate::sweep::Sweep;
 
@@ -53,9 +53,9 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             (false, Some(path)) => cell_table::rows_of_records_as(&input, &Sweep::load(path)?)?,
         };
         // A summary file read back keeps the decisions it carries unless a stop file says again.
-        if let Some(decisions) = Decisions::find(&args.files, &args.stop)? {
-            cell_decision::apply(&mut rows, &decisions);
-            let files: Vec<String> = decisions.files.iter().map(|f| f.display().to_string()).collect();
+        if let Some(d) = Decisions::find(&args.files, &args.stop)? {
+            decisions::apply(&mut rows, &d);
+            let files: Vec<String> = d.files.iter().map(|f| f.display().to_string()).collect();
             eprintln!("decisions from {}", files.join(", "));
         }
         cells::write_cells(out, &rows).with_context(|| format!("cannot write {}", out.display()))?;

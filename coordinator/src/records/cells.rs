@@ -21,10 +21,8 @@ use serde::{Deserialize, Serialize};
 use simfleet::aggregate::{CellAggregate, Moments};
 use simfleet::GameKind;
 
-use super::cell_decision::STOP_COLUMNS;
 use super::error::{ExportError, ImportError};
 use super::format::Format;
-use crate::stop::{Decision, Question};
 
 /// One cell of a summary file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -62,12 +60,12 @@ pub struct CellRow {
     /// Share of the game's win outcome; absent for a game without one.
     pub win_share: Option<f64>,
     /// Stopping sweeps: the question `decision` answers (`baseline`, else `best`, else
-    /// `precision`: [`crate::stop::decisions`]); absent from other sweeps' files.
+    /// `precision`: `stop::decisions`); absent from other sweeps' files.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub question: Option<Question>,
+    pub question: Option<String>,
     /// Its decision (`precise`, `better`, …, `capped`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub decision: Option<Decision>,
+    pub decision: Option<String>,
     /// The anytime-valid interval the decision rests on: of the stop metric's mean
     /// (`precision`), or of the difference with the baseline or the closest rival.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -149,7 +147,16 @@ const COLUMNS: [(&str, Kind); 18] = [
     ("paired", Kind::Text),
 ];
 
-/// Where the decision columns of a stopping sweep ([`STOP_COLUMNS`]) go: after `win_share`.
+/// The decision columns of a stopping sweep, in file order (`cell_decision.rs`).
+const STOP_COLUMNS: [(&str, Kind); 5] = [
+    ("question", Kind::OptText),
+    ("decision", Kind::OptText),
+    ("interval_low", Kind::OptFloat),
+    ("interval_high", Kind::OptFloat),
+    ("decisions", Kind::OptText),
+];
+
+/// Where they go: after `win_share`.
 const STOP_AT: usize = 16;
 
 /// The columns of a file of `rows`: [`COLUMNS`], with the decision columns when a row has a

@@ -18,7 +18,8 @@
 //! 3. [`writer`]: [`RecordWriter`], a file of any format. [`reader`]: [`for_each_row`], any
 //!    format back into [`Row`]s.
 //!    [`cells`]: summary files, one row per cell (a sweep that collects summaries).
-//! 4. [`input`]: [`Input`], the files and directories of shards an analysis command reads as
+//! 4. [`cell_decision`]: a stopping sweep's decision columns of a summary file.
+//!    [`input`]: [`Input`], the files and directories of shards an analysis command reads as
 //!    one table.
 //!    [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
 //! 5. [`scan`]: the parallel reader of the analysis commands (`summary` so far): only the

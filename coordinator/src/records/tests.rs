@@ -7,6 +7,7 @@ const MODULES: &[(&str, u8, &[&str])] = &[
     ("error", 0, &[include_str!("error.rs")]),
     ("format", 1, &[include_str!("format.rs")]),
     ("cells", 3, &[include_str!("cells.rs")]),
+    ("cell_decision", 4, &[include_str!("cell_decision.rs")]),
     ("encoder", 2, &[include_str!("encoder.rs")]),
     (
         "parquet",

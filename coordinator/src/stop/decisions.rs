@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::report::{DecisionRow, StopFile};
 use super::{Decision, Question};
+use crate::records::cells::CellRow;
 
 /// The `[stop]` table as the stop file records it (absent from files of older versions).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
@@ -223,4 +224,17 @@ impl Decisions {
 fn same_cell(a: &DecisionRow, b: &DecisionRow) -> bool {
     (a.game.as_str(), a.scenario.as_str(), a.policy_set.as_str(), a.question)
         == (b.game.as_str(), b.scenario.as_str(), b.policy_set.as_str(), b.question)
+}
+
+/// Puts each row's answer from `decisions` in its decision columns (cleared for a cell the stop
+/// files do not decide).
+pub fn apply(rows: &mut [CellRow], decisions: &Decisions) {
+    for row in rows {
+        let answer = decisions.answer(&row.game, &row.scenario, &row.policy_set);
+        row.question = answer.as_ref().map(|a| a.question.as_str().to_string());
+        row.decision = answer.as_ref().map(|a| a.decision.as_str().to_string());
+        row.interval_low = answer.as_ref().and_then(|a| a.low);
+        row.interval_high = answer.as_ref().and_then(|a| a.high);
+        row.decisions = answer.map(|a| a.all);
+    }
 }
