@@ -58,6 +58,8 @@ mod compare;
 mod docs;
 // Stopping sweeps ([stop]): each cell stops when decided, the same for any thread count.
 mod stop;
+// What a stopping sweep's outputs say: summary columns, compare and report decisions.
+mod stop_outputs;
 // Several results files and directories of shards read as one table by the analysis commands.
 mod shards;
 // llm seats end to end against a stand-in model server: CLI, fleet, HTTPS, proxies, failures,

@@ -1,6 +1,7 @@
 //! `coordinator summary FILE... [--out CELLS]`: the summary table of results files (or
 //! directories of shards) read as one table, in any format, records or summary files; with
-//! --out, their one-row-per-cell summary file.
+//! --out, their one-row-per-cell summary file (with a stopping sweep's decisions when its
+//! `.stop.json` is beside FILE or given with --stop).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use anyhow::Context;
 use crate::cell_table;
 use crate::records::scan::{self, Need};
 use crate::records::{cells, Input};
+use crate::stop::decisions::{self, Decisions};
 use crate::summary::{Summary, SummaryScan};
 use crate::sweep::Sweep;
 
@@ -34,6 +36,11 @@ pub struct Args {
     /// in `jobs`. Without it, the rows keep the records' sweep id and count the records' jobs.
     #[arg(long, value_name = "SWEEP", requires = "out")]
     sweep: Option<PathBuf>,
+    /// With --out from a stopping sweep (`[stop]`): the `<stem>.stop.json` its run wrote, when
+    /// it is not beside FILE (found there by default). The summary file then carries each cell's
+    /// `question`, `decision`, `interval_low`, `interval_high` and `decisions` (docs/records.md).
+    #[arg(long, value_name = "STOP_JSON", requires = "out")]
+    stop: Vec<PathBuf>,
 }
 
 /// Prints the table.
@@ -46,11 +53,17 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
         print!("{}", crate::llm_tally::LlmTally::of_input(&input)?.table());
     }
     if let Some(out) = &args.out {
-        let rows = match (input.is_cells(), &args.sweep) {
+        let mut rows = match (input.is_cells(), &args.sweep) {
             (true, _) => input.read_cells()?,
             (false, None) => cell_table::rows_of_records(&input)?,
             (false, Some(path)) => cell_table::rows_of_records_as(&input, &Sweep::load(path)?)?,
         };
+        // A summary file read back keeps the decisions it carries unless a stop file says again.
+        if let Some(d) = Decisions::find(&args.files, &args.stop)? {
+            decisions::apply(&mut rows, &d);
+            let files: Vec<String> = d.files.iter().map(|f| f.display().to_string()).collect();
+            eprintln!("decisions from {}", files.join(", "));
+        }
         cells::write_cells(out, &rows).with_context(|| format!("cannot write {}", out.display()))?;
     }
     Ok(ExitCode::SUCCESS)

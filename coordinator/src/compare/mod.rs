@@ -18,8 +18,10 @@
 //!   baseline's values and one bit per cell: what `compare` and `report` use.
 //! - [`cells`]: the same comparisons from a summary file's paired differences.
 //! - [`table`]: the terminal table and the CSV / JSON export.
+//! - [`decided`]: a stopping sweep's decisions of the comparisons it asked.
 
 pub mod cells;
+pub mod decided;
 pub mod paired;
 pub mod pairing;
 #[cfg(test)]

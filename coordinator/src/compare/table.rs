@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::decided::{Decided, Mark};
 use super::{Comparison, Comparisons};
 use crate::table::{render, Align};
 
@@ -46,8 +47,18 @@ pub fn narrower(x: f64) -> String {
     }
 }
 
-/// The table, with a line above saying what it shows and notes below on what was left out.
-pub fn table(c: &Comparisons) -> String {
+/// `[low, high]` of an anytime-valid interval, or `—`.
+fn bounds(m: &Mark) -> String {
+    match (m.low, m.high) {
+        (Some(l), Some(h)) => format!("[{}, {}]", signed(l, 2), signed(h, 2)),
+        _ => "—".into(),
+    }
+}
+
+/// The table, with a line above saying what it shows and notes below on what was left out;
+/// with `decided`, a stopping sweep's decision and anytime-valid interval for the comparisons
+/// it asked.
+pub fn table(c: &Comparisons, decided: Option<&Decided>) -> String {
     use Align::{Left as L, Right as R};
     let head = [
         "game",
@@ -64,16 +75,23 @@ pub fn table(c: &Comparisons) -> String {
         "p",
         "p (Holm)",
     ];
-    let align = [L, L, L, R, R, R, R, R, R, R, R, R, R];
+    let mut align = vec![L, L, L, R, R, R, R, R, R, R, R, R, R];
+    let mut head = head.to_vec();
+    let marked = decided.filter(|d| d.any());
+    if marked.is_some() {
+        head.extend(["decision", "anytime-valid Δ"]);
+        align.extend([L, R]);
+    }
     let rows: Vec<Vec<String>> = c
         .rows
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             let (win, win_half) = match &r.win {
                 Some(w) => (format!("{} pp", signed(100.0 * w.mean, 1)), format!("{} pp", plain(100.0 * w.half, 1))),
                 None => ("—".into(), "—".into()),
             };
-            vec![
+            let mut row = vec![
                 r.game.clone(),
                 r.scenario.clone(),
                 r.policy_set.clone(),
@@ -87,7 +105,13 @@ pub fn table(c: &Comparisons) -> String {
                 win_half,
                 p_value(r.reward.p),
                 p_value(r.p_holm),
-            ]
+            ];
+            if let Some(d) = marked {
+                let mark = d.get(i);
+                row.push(mark.map_or(String::new(), |m| m.decision.as_str().into()));
+                row.push(mark.as_ref().map_or(String::new(), bounds));
+            }
+            row
         })
         .collect();
     let mut out = format!(
@@ -96,6 +120,15 @@ pub fn table(c: &Comparisons) -> String {
         c.baseline,
         c.rows.len()
     );
+    if let Some(d) = marked {
+        let level = d.confidence.map_or(String::new(), |c| {
+            format!(" at {}% over every comparison and look", crate::stop::decisions::percent(c))
+        });
+        out.push_str(&format!(
+            "decision: the stopping sweep's, on the seeds it played, with the anytime-valid interval of Δ team reward it \
+             rests on (simultaneous{level})\n"
+        ));
+    }
     out.push_str(&render(&head, &align, &rows));
     let left_out: u64 = c.rows.iter().map(|r| r.left_out).sum();
     if left_out > 0 {
@@ -110,6 +143,9 @@ pub fn table(c: &Comparisons) -> String {
              entry, or llm seats): no paired difference\n",
             c.baseline
         ));
+    }
+    if let Some(note) = decided.and_then(|d| d.note.as_ref()) {
+        out.push_str(&format!("{note}\n"));
     }
     out
 }
@@ -133,13 +169,23 @@ struct Record<'a> {
     win_high: Option<f64>,
     p: Option<f64>,
     p_holm: Option<f64>,
+    /// A stopping sweep's decision and its anytime-valid interval: absent unless the results
+    /// have decisions (so other files are as they always were), empty or null when this
+    /// comparison has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decision: Option<Option<&'static str>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interval_low: Option<Option<f64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    interval_high: Option<Option<f64>>,
 }
 
 fn finite(x: f64) -> Option<f64> {
     x.is_finite().then_some(x)
 }
 
-fn record(r: &Comparison) -> Record<'_> {
+fn record<'a>(r: &'a Comparison, decided: Option<&Decided>, i: usize) -> Record<'a> {
+    let mark = decided.map(|d| d.get(i));
     let (low, high) = r.reward.interval();
     let win = r.win.map(|w| (w.mean, w.interval()));
     Record {
@@ -159,22 +205,32 @@ fn record(r: &Comparison) -> Record<'_> {
         win_high: win.and_then(|w| finite(w.1 .1)),
         p: finite(r.reward.p),
         p_holm: finite(r.p_holm),
+        decision: mark.map(|m| m.map(|m| m.decision.as_str())),
+        interval_low: mark.map(|m| m.and_then(|m| m.low)),
+        interval_high: mark.map(|m| m.and_then(|m| m.high)),
     }
 }
 
-/// Writes the comparisons to `path`: CSV for `.csv`, a JSON array for `.json`.
-pub fn write(c: &Comparisons, path: &Path) -> Result<(), String> {
-    let records: Vec<Record<'_>> = c.rows.iter().map(record).collect();
+/// Writes the comparisons to `path`: CSV for `.csv`, a JSON array for `.json`; with `decided`
+/// (some comparison decided), the columns `decision`, `interval_low` and `interval_high`.
+pub fn write(c: &Comparisons, decided: Option<&Decided>, path: &Path) -> Result<(), String> {
+    let decided = decided.filter(|d| d.any());
+    let records: Vec<Record<'_>> = c.rows.iter().enumerate().map(|(i, r)| record(r, decided, i)).collect();
+    write_records(&records, path)
+}
+
+/// Writes `records` to `path`: CSV for `.csv`, a JSON array for `.json`.
+pub(super) fn write_records<T: Serialize>(records: &[T], path: &Path) -> Result<(), String> {
     match path.extension().and_then(|e| e.to_str()) {
         Some("csv") => {
             let mut w = csv::Writer::from_path(path).map_err(|e| e.to_string())?;
-            for r in &records {
+            for r in records {
                 w.serialize(r).map_err(|e| e.to_string())?;
             }
             w.flush().map_err(|e| e.to_string())
         }
         Some("json") => {
-            let text = serde_json::to_string_pretty(&records).map_err(|e| e.to_string())?;
+            let text = serde_json::to_string_pretty(records).map_err(|e| e.to_string())?;
             std::fs::write(path, text + "\n").map_err(|e| e.to_string())
         }
         _ => Err("--out must end in .csv or .json".into()),

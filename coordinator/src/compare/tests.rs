@@ -124,7 +124,7 @@ fn pairs_only_shared_seeds_and_counts_the_rest() {
     let win = r.win.unwrap();
     assert!((win.mean - 0.5).abs() < 1e-12, "seeds 2..10: four of eight even");
     assert_eq!(c.without_baseline, vec![("bucket_brigade".to_string(), "hard".to_string())]);
-    let table = table::table(&c);
+    let table = table::table(&c, None);
     assert!(table.contains("+1.50") && table.contains("+50.0 pp"), "{table}");
     assert!(table.contains("8 episode(s) had no partner") || table.contains("4 episode(s) had no partner"), "{table}");
     assert!(table.contains("bucket_brigade / hard: no random episodes"), "{table}");
@@ -191,7 +191,7 @@ fn pairing_narrows_the_archetype_intervals_in_every_format() {
             assert_eq!((r.reward.n, r.left_out), (300, 0));
             assert!(r.reward.narrower() > 1.5, "{}: only {}× narrower", r.scenario, r.reward.narrower());
         }
-        tables.push(table::table(&c));
+        tables.push(table::table(&c, None));
     }
     assert!(tables.iter().all(|t| *t == tables[0]), "every format gives the same table:\n{}", tables.join("\n"));
 }

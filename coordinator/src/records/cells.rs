@@ -59,6 +59,23 @@ pub struct CellRow {
     pub length_mean: f64,
     /// Share of the game's win outcome; absent for a game without one.
     pub win_share: Option<f64>,
+    /// Stopping sweeps: the question `decision` answers (`baseline`, else `best`, else
+    /// `precision`: `stop::decisions`); absent from other sweeps' files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub question: Option<String>,
+    /// Its decision (`precise`, `better`, …, `capped`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+    /// The anytime-valid interval the decision rests on: of the stop metric's mean
+    /// (`precision`), or of the difference with the baseline or the closest rival.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_low: Option<f64>,
+    /// Its upper bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval_high: Option<f64>,
+    /// Every answer of the cell, `question=decision` joined by `;`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decisions: Option<String>,
     /// Everything else.
     pub aggregate: CellAggregate,
     /// The per-seed differences between this cell and the other policy sets its summary jobs
@@ -130,17 +147,40 @@ const COLUMNS: [(&str, Kind); 18] = [
     ("paired", Kind::Text),
 ];
 
+/// The decision columns of a stopping sweep, in file order (`cell_decision.rs`).
+const STOP_COLUMNS: [(&str, Kind); 5] = [
+    ("question", Kind::OptText),
+    ("decision", Kind::OptText),
+    ("interval_low", Kind::OptFloat),
+    ("interval_high", Kind::OptFloat),
+    ("decisions", Kind::OptText),
+];
+
+/// Where they go: after `win_share`.
+const STOP_AT: usize = 16;
+
+/// The columns of a file of `rows`: [`COLUMNS`], with the decision columns when a row has a
+/// decision (so a file of a sweep without `[stop]` is as it always was).
+fn columns(rows: &[CellRow]) -> Vec<(&'static str, Kind)> {
+    let mut columns = COLUMNS.to_vec();
+    if rows.iter().any(CellRow::has_decision) {
+        columns.splice(STOP_AT..STOP_AT, STOP_COLUMNS);
+    }
+    columns
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Text,
+    OptText,
     Int,
     Float,
     OptFloat,
 }
 
 /// One flat value.
-enum Cell {
-    Text(String),
+pub(super) enum Cell {
+    Text(Option<String>),
     Int(u64),
     Float(Option<f64>),
 }
@@ -177,6 +217,11 @@ impl CellRow {
             team_reward_max_seed: t.max_seed,
             length_mean: aggregate.length.mean,
             win_share: win.map(share),
+            question: None,
+            decision: None,
+            interval_low: None,
+            interval_high: None,
+            decisions: None,
             aggregate,
             paired: Vec::new(),
         }
@@ -188,18 +233,18 @@ impl CellRow {
         self
     }
 
-    fn values(&self) -> Vec<Cell> {
+    fn values(&self, with_stop: bool) -> Vec<Cell> {
         let aggregate = serde_json::to_string(&self.aggregate).expect("an aggregate always serialises");
         let paired = match self.paired.is_empty() {
             true => String::new(),
             false => serde_json::to_string(&self.paired).expect("differences always serialise"),
         };
-        vec![
-            Cell::Text(self.sweep.clone()),
-            Cell::Text(self.game.clone()),
-            Cell::Text(self.engine_version.clone()),
-            Cell::Text(self.scenario.clone()),
-            Cell::Text(self.policy_set.clone()),
+        let mut values = vec![
+            Cell::Text(Some(self.sweep.clone())),
+            Cell::Text(Some(self.game.clone())),
+            Cell::Text(Some(self.engine_version.clone())),
+            Cell::Text(Some(self.scenario.clone())),
+            Cell::Text(Some(self.policy_set.clone())),
             Cell::Int(self.jobs),
             Cell::Int(self.episodes),
             Cell::Int(self.truncated),
@@ -211,9 +256,13 @@ impl CellRow {
             Cell::Int(self.team_reward_max_seed),
             Cell::Float(Some(self.length_mean)),
             Cell::Float(self.win_share),
-            Cell::Text(aggregate),
-            Cell::Text(paired),
-        ]
+            Cell::Text(Some(aggregate)),
+            Cell::Text(Some(paired)),
+        ];
+        if with_stop {
+            values.splice(STOP_AT..STOP_AT, self.stop_values());
+        }
+        values
     }
 
     /// The row again from its identity columns, `jobs` and `aggregate` (JSON text).
@@ -227,7 +276,7 @@ impl CellRow {
             Some(p) => serde_json::from_str(&p).map_err(|e| format!("paired: {e}"))?,
             None => Vec::new(),
         };
-        Ok(CellRow::new(
+        let row = CellRow::new(
             &need("sweep")?,
             &need("game")?,
             &need("engine_version")?,
@@ -236,7 +285,8 @@ impl CellRow {
             jobs,
             aggregate,
         )
-        .with_paired(paired))
+        .with_paired(paired);
+        row.with_decision_columns(&get)
     }
 }
 
@@ -259,10 +309,11 @@ pub fn write_cells(path: &Path, rows: &[CellRow]) -> Result<(), ExportError> {
         }
         Format::Csv => {
             let mut w = csv::WriterBuilder::new().from_writer(&mut out);
-            w.write_record(COLUMNS.iter().map(|(name, _)| *name))?;
+            let columns = columns(rows);
+            w.write_record(columns.iter().map(|(name, _)| *name))?;
             for row in rows {
-                w.write_record(row.values().iter().map(|v| match v {
-                    Cell::Text(s) => s.clone(),
+                w.write_record(row.values(columns.len() > COLUMNS.len()).iter().map(|v| match v {
+                    Cell::Text(s) => s.clone().unwrap_or_default(),
                     Cell::Int(n) => n.to_string(),
                     Cell::Float(Some(x)) => x.to_string(),
                     Cell::Float(None) => String::new(),
@@ -281,10 +332,12 @@ pub fn write_cells(path: &Path, rows: &[CellRow]) -> Result<(), ExportError> {
 }
 
 fn write_parquet(file: File, rows: &[CellRow]) -> Result<(), ExportError> {
-    let fields: String = COLUMNS
+    let columns = columns(rows);
+    let fields: String = columns
         .iter()
         .map(|(name, kind)| match kind {
             Kind::Text => format!("required binary {name} (UTF8);"),
+            Kind::OptText => format!("optional binary {name} (UTF8);"),
             Kind::Int => format!("required int64 {name} (INTEGER(64, false));"),
             Kind::Float => format!("required double {name};"),
             Kind::OptFloat => format!("optional double {name};"),
@@ -293,20 +346,23 @@ fn write_parquet(file: File, rows: &[CellRow]) -> Result<(), ExportError> {
     let schema = Arc::new(parquet::schema::parser::parse_message_type(&format!("message cell {{ {fields} }}"))?);
     let props = Arc::new(WriterProperties::builder().set_compression(Compression::SNAPPY).build());
     let mut writer = SerializedFileWriter::new(file, schema, props)?;
-    let values: Vec<Vec<Cell>> = rows.iter().map(CellRow::values).collect();
+    let values: Vec<Vec<Cell>> = rows.iter().map(|r| r.values(columns.len() > COLUMNS.len())).collect();
     let mut group = writer.next_row_group()?;
     let mut i = 0;
     while let Some(mut col) = group.next_column()? {
         let column = values.iter().map(|v| &v[i]);
-        match COLUMNS[i].1 {
-            Kind::Text => {
-                let data: Vec<ByteArray> = column
+        match columns[i].1 {
+            kind @ (Kind::Text | Kind::OptText) => {
+                let opt: Vec<Option<&String>> = column
                     .map(|c| match c {
-                        Cell::Text(s) => ByteArray::from(s.as_str()),
+                        Cell::Text(s) => s.as_ref(),
                         _ => unreachable!("a text column holds text"),
                     })
                     .collect();
-                col.typed::<ByteArrayType>().write_batch(&data, None, None)?;
+                let data: Vec<ByteArray> = opt.iter().flatten().map(|s| ByteArray::from(s.as_str())).collect();
+                let levels: Vec<i16> = opt.iter().map(|x| i16::from(x.is_some())).collect();
+                let def = (kind == Kind::OptText).then_some(&levels[..]);
+                col.typed::<ByteArrayType>().write_batch(&data, def, None)?;
             }
             Kind::Int => {
                 let data: Vec<i64> = column
@@ -327,7 +383,7 @@ fn write_parquet(file: File, rows: &[CellRow]) -> Result<(), ExportError> {
                     .collect();
                 let data: Vec<f64> = opt.iter().flatten().copied().collect();
                 let levels: Vec<i16> = opt.iter().map(|x| i16::from(x.is_some())).collect();
-                let def = (COLUMNS[i].1 == Kind::OptFloat).then_some(&levels[..]);
+                let def = (columns[i].1 == Kind::OptFloat).then_some(&levels[..]);
                 col.typed::<DoubleType>().write_batch(&data, def, None)?;
             }
         }
@@ -412,6 +468,7 @@ pub fn read_cells(path: &Path) -> Result<Vec<CellRow>, ImportError> {
                         Field::Str(s) => Some(s.clone()),
                         Field::Long(n) => Some((*n as u64).to_string()),
                         Field::ULong(n) => Some(n.to_string()),
+                        Field::Double(x) => Some(x.to_string()),
                         _ => None,
                     })
                 };

@@ -21,7 +21,8 @@
 //! 3. [`writer`]: [`RecordWriter`], a file of any format. [`reader`]: [`for_each_row`], any
 //!    format back into [`Row`]s.
 //!    [`cells`]: summary files, one row per cell (a sweep that collects summaries).
-//! 4. [`input`]: [`Input`], the files and directories of shards an analysis command reads as
+//! 4. [`cell_decision`]: a stopping sweep's decision columns of a summary file.
+//!    [`input`]: [`Input`], the files and directories of shards an analysis command reads as
 //!    one table.
 //!    [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
 //! 5. [`scan`]: the parallel reader of the analysis commands (`summary` so far): only the
@@ -30,6 +31,7 @@
 //! A new kind of row belongs in layer 0 beside [`row`], a new reader of the same files in layer
 //! 3 beside [`reader`].
 
+pub mod cell_decision;
 pub mod cells;
 pub mod encoder;
 pub mod error;

@@ -8,14 +8,25 @@ use std::fmt::Write as _;
 
 use super::html::escape;
 use super::svg::{number, ticks, PALETTE};
+use crate::compare::decided::Mark;
 use crate::compare::Comparison;
 
 const PANEL_W: f64 = 390.0;
 const ROW_H: f64 = 18.0;
 
-/// The panel of one scenario's comparisons (all of one game and scenario).
-pub fn panel(scenario: &str, baseline: &str, rows: &[&Comparison]) -> String {
-    let longest = rows.iter().map(|r| r.policy_set.chars().count().min(24)).max().unwrap_or(0);
+/// A stopping sweep's decision after a label (` · better`), empty without one.
+fn decided(mark: Option<Mark>) -> String {
+    mark.map_or(String::new(), |m| format!(" · {}", m.decision.as_str()))
+}
+
+/// The panel of one scenario's comparisons (all of one game and scenario); `marks`, one per
+/// row, the stopping sweep's decisions, shown after the labels and in the tooltips.
+pub fn panel(scenario: &str, baseline: &str, rows: &[&Comparison], marks: &[Option<Mark>]) -> String {
+    let mark = |i: usize| marks.get(i).copied().flatten();
+    let longest = (0..rows.len())
+        .map(|i| rows[i].policy_set.chars().count().min(24) + decided(mark(i)).chars().count())
+        .max()
+        .unwrap_or(0);
     let label_w = (longest as f64 * 6.4 + 12.0).max(70.0);
     let plot_w = PANEL_W - label_w - 14.0;
     let h = 24.0 + ROW_H * rows.len() as f64 + 36.0;
@@ -68,18 +79,24 @@ pub fn panel(scenario: &str, baseline: &str, rows: &[&Comparison]) -> String {
         } else {
             r.policy_set.clone()
         };
+        let stopped = mark(i).map_or(String::new(), |m| {
+            let bound = |x: Option<f64>| x.map_or("—".into(), number);
+            format!("; stopping: {} [{}, {}]", m.decision.as_str(), bound(m.low), bound(m.high))
+        });
         let _ = write!(
             out,
-            r##"<g><title>{}: {} [{}, {}], {} pairs, p (Holm) {}</title><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"##,
+            r##"<g><title>{}: {} [{}, {}], {} pairs, p (Holm) {}{}</title><text x="{:.1}" y="{:.1}" text-anchor="end">{}<tspan class="m">{}</tspan></text>"##,
             escape(&r.policy_set),
             number(r.reward.mean),
             number(low),
             number(high),
             r.reward.n,
             crate::compare::table::p_value(r.p_holm),
+            escape(&stopped),
             label_w - 6.0,
             y + 4.0,
-            escape(&label)
+            escape(&label),
+            escape(&decided(mark(i)))
         );
         if low.is_finite() && high.is_finite() {
             let _ = write!(

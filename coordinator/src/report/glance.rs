@@ -9,6 +9,7 @@ use simfleet::GameKind;
 
 use super::heatmap::{heatmap, Grid, HeatCell};
 use super::html::escape;
+use crate::compare::decided::{Decided, Mark};
 use crate::compare::{Comparison, Comparisons};
 use crate::summary::Summary;
 
@@ -75,8 +76,16 @@ pub fn section_without_pairs(summary: &Summary) -> String {
     out
 }
 
+/// A comparison and the stopping sweep's decision of it.
+type Marked<'a> = (&'a Comparison, Option<Mark>);
+
 /// The section's HTML.
 pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
+    section_decided(summary, comparisons, None)
+}
+
+/// The section's HTML, with a stopping sweep's decisions on the forest plots.
+pub fn section_decided(summary: &Summary, comparisons: &Comparisons, decided: Option<&Decided>) -> String {
     let baseline = &comparisons.baseline;
     let mut out = String::from("<section class=\"glance\"><h2>At a glance</h2>");
     let _ = write!(
@@ -89,9 +98,17 @@ pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
         escape(baseline),
         comparisons.rows.len()
     );
-    let mut by_game: IndexMap<&str, IndexMap<&str, Vec<&Comparison>>> = IndexMap::new();
-    for r in &comparisons.rows {
-        by_game.entry(&r.game).or_default().entry(&r.scenario).or_default().push(r);
+    let decided = decided.filter(|d| d.any());
+    if decided.is_some() {
+        out.push_str(
+            "<p class=\"note\">After a policy set's name: the stopping sweep's decision of its comparison (hover for \
+             the anytime-valid interval it rests on; \"Stopping decisions\" below lists them all).</p>",
+        );
+    }
+    let mut by_game: IndexMap<&str, IndexMap<&str, Vec<Marked<'_>>>> = IndexMap::new();
+    for (i, r) in comparisons.rows.iter().enumerate() {
+        let mark = decided.and_then(|d| d.get(i));
+        by_game.entry(&r.game).or_default().entry(&r.scenario).or_default().push((r, mark));
     }
     for (game, grid) in grids(summary, Some(baseline)) {
         let missing: Vec<&str> =
@@ -122,7 +139,8 @@ pub fn section(summary: &Summary, comparisons: &Comparisons) -> String {
             Some(scenarios) => {
                 out.push_str("<figure><div style=\"display:flex;flex-wrap:wrap;gap:6px 18px\">");
                 for (scenario, rows) in scenarios {
-                    out.push_str(&super::forest::panel(scenario, baseline, rows));
+                    let (rows, marks): (Vec<&Comparison>, Vec<Option<Mark>>) = rows.iter().copied().unzip();
+                    out.push_str(&super::forest::panel(scenario, baseline, &rows, &marks));
                 }
                 let _ = write!(
                     out,

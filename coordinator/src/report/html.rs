@@ -46,14 +46,14 @@ svg .s{fill:#666;font-size:10px}.ax{stroke:#999}.grid{stroke:#eee}.zero{stroke:#
 
 /// Column alignment: numbers right, names that may be long wrap anywhere.
 #[derive(Clone, Copy, PartialEq)]
-enum Col {
+pub(super) enum Col {
     Text,
     Name,
     Number,
 }
 use Col::{Name, Number, Text};
 
-fn table(out: &mut String, head: &[&str], rows: &[Vec<String>], cols: &[Col]) {
+pub(super) fn table(out: &mut String, head: &[&str], rows: &[Vec<String>], cols: &[Col]) {
     out.push_str("<table><tr>");
     let class = |c: &Col| match c {
         Text => "",

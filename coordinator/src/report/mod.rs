@@ -19,6 +19,7 @@
 //! - [`svg`]: the charts.
 //! - [`html`]: the page and its sections.
 //! - [`reads`]: the two reads.
+//! - [`stopping`]: a stopping sweep's decisions (its `<stem>.stop.json`), after "At a glance".
 
 pub mod forest;
 pub mod glance;
@@ -26,6 +27,7 @@ pub mod heatmap;
 pub mod histogram;
 pub mod html;
 pub mod reads;
+pub mod stopping;
 pub mod svg;
 
 #[cfg(test)]
@@ -38,12 +40,14 @@ use std::path::Path;
 use anyhow::Context;
 use indexmap::{IndexMap, IndexSet};
 
+use crate::compare::decided::Decided;
 use crate::compare::pairing::Baselines;
 use crate::compare::{CompareError, Comparisons};
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
 use crate::records::cells::CellRow;
 use crate::records::scan::{self as parallel, Episodes, Need};
 use crate::records::Input;
+use crate::stop::decisions::Decisions;
 use crate::summary::Summary;
 use crate::sweep::Sweep;
 use histogram::{Bins, Histogram, Range, LENGTH_BINS, REWARD_BINS};
@@ -167,7 +171,7 @@ pub fn collect(input: &Input, membership: Membership) -> anyhow::Result<Collecte
 /// The page of `input` and what it shows, from one parallel read; `baseline` is the policy set
 /// of the forest plots (default `random` if there is one, else the sweep's first policy set).
 pub fn render(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<(String, Written)> {
-    render_blocks(input, membership, baseline, parallel::BLOCK)
+    render_blocks(input, membership, baseline, None, parallel::BLOCK)
 }
 
 /// [`render`] with the line formats read in blocks of `block` bytes.
@@ -175,14 +179,21 @@ fn render_blocks(
     input: &Input,
     membership: Membership,
     baseline: Option<&str>,
+    decisions: Option<&Decisions>,
     block: usize,
 ) -> anyhow::Result<(String, Written)> {
     let (collected, comparisons) = gather(input, membership, baseline, block)?;
-    let lead = match comparisons {
+    let mut lead = match comparisons {
         None if input.is_cells() => glance::section_without_pairs(&collected.summary),
         None => return Err(CompareError::NoRecords(input.to_string()).into()),
-        Some(comparisons) => glance::section(&collected.summary, &comparisons),
+        Some(comparisons) => {
+            let decided = decisions.map(|d| Decided::of(&comparisons, d));
+            glance::section_decided(&collected.summary, &comparisons, decided.as_ref())
+        }
     };
+    if let Some(d) = decisions {
+        lead.push_str(&stopping::section(d));
+    }
     let written = Written {
         cells: collected.histograms.len(),
         episodes: collected.summary.episodes(),
@@ -192,13 +203,21 @@ fn render_blocks(
 }
 
 /// `coordinator report FILE... --out OUT [--sweep SWEEP] [--baseline NAME]`: `baseline` is the
-/// policy set of the forest plots (default `random` if there is one, else the sweep's first policy set).
-pub fn report(input: &Input, sweep: Option<&Path>, baseline: Option<&str>, out: &Path) -> anyhow::Result<Written> {
+/// policy set of the forest plots (default a stopping sweep's baseline, else `random` if there
+/// is one, else the sweep's first policy set); `decisions`, a stopping sweep's.
+pub fn report(
+    input: &Input,
+    sweep: Option<&Path>,
+    baseline: Option<&str>,
+    decisions: Option<&Decisions>,
+    out: &Path,
+) -> anyhow::Result<Written> {
     let membership = match sweep {
         Some(path) => Membership::from_sweep(&Sweep::load(path)?),
         None => Membership::default(),
     };
-    let (page, written) = render(input, membership, baseline)?;
+    let baseline = baseline.or_else(|| decisions.and_then(Decisions::baseline));
+    let (page, written) = render_blocks(input, membership, baseline, decisions, parallel::BLOCK)?;
     std::fs::write(out, page).with_context(|| format!("cannot write {}", out.display()))?;
     Ok(written)
 }

@@ -74,7 +74,7 @@ pub(crate) fn write_all(dir: &Path, results: &[JobResult]) -> Vec<PathBuf> {
 fn assert_same_page(path: &Path, baseline: Option<&str>, block: usize) {
     let input = Input::file(path).unwrap();
     let want = render_rows(&input, Membership::default(), baseline).unwrap();
-    let (got, written) = render_blocks(&input, Membership::default(), baseline, block).unwrap();
+    let (got, written) = render_blocks(&input, Membership::default(), baseline, None, block).unwrap();
     assert!(written.ranked == 1 && written.cells == 4 * 2 + 1 + 2 + 2 + 1, "{}: {written:?}", path.display());
     assert!(want.contains("<h2>Ranking</h2>") && want.contains("class=\"forest\""), "the reference shows it all");
     // What the page does not show of the comparisons (every digit, the win differences, the

@@ -32,7 +32,7 @@ fn the_report_has_one_chart_per_cell_and_no_external_references() {
     let results = dir.path().join("r.parquet");
     crate::embedded::play(&sweep, &results, Some(2), false, None).unwrap();
     let out = dir.path().join("report.html");
-    let written = report(&crate::records::Input::file(&results).unwrap(), None, None, &out).unwrap();
+    let written = report(&crate::records::Input::file(&results).unwrap(), None, None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     let cells = 1 + 2 * 5;
     assert_eq!(written.cells, cells);
@@ -83,7 +83,7 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
     assert_eq!(from_cells.ranking.len(), 1, "the teams are ranked from their cells");
     assert!(from_records.ranking[0].seeds_known && !from_cells.ranking[0].seeds_known);
     let out = dir.path().join("cells.html");
-    let written = report(&crate::records::Input::file(&cells).unwrap(), None, None, &out).unwrap();
+    let written = report(&crate::records::Input::file(&cells).unwrap(), None, None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!((written.cells, written.episodes, written.ranked), (11, 660, 1));
     assert!(html.contains("Prometheus buckets") && html.contains("seed blocks not available"), "says what it drew");
@@ -96,7 +96,7 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
             .unwrap();
     assert_eq!(teams.not_paired.len(), 5, "the five teams of `default`");
     let team = &teams.not_paired[0].2;
-    report(&crate::records::Input::file(&cells).unwrap(), None, Some(team), &out).unwrap();
+    report(&crate::records::Input::file(&cells).unwrap(), None, Some(team), None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!(html.matches("<svg class=\"forest\"").count(), 2, "one forest per scenario of the teams");
     let input = crate::records::Input::file(&cells).unwrap();
@@ -114,7 +114,7 @@ fn a_report_without_teams_has_no_ranking_section() {
     let results = dir.path().join("plain.jsonl");
     crate::embedded::play(&sweep, &results, Some(1), false, None).unwrap();
     let out = dir.path().join("plain.html");
-    let written = report(&crate::records::Input::file(&results).unwrap(), None, None, &out).unwrap();
+    let written = report(&crate::records::Input::file(&results).unwrap(), None, None, None, &out).unwrap();
     let html = std::fs::read_to_string(&out).unwrap();
     assert_eq!((written.cells, written.ranked), (1, 0));
     assert_eq!(count(&html, "<svg class=\"cell-chart\""), 1);

@@ -15,6 +15,7 @@
 
 pub mod block;
 pub mod config;
+pub mod decisions;
 pub mod interval;
 pub mod log;
 pub mod normal;

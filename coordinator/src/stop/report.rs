@@ -1,15 +1,16 @@
 //! What `coordinator run` prints at the end of a stopping sweep: each cell's answers, then the
 //! episodes and core-seconds against the cap and the fixed design.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::block::Stopping;
 use super::savings::Savings;
 use super::{Decision, Question};
 use crate::table::{render, Align};
 
-/// One question of one cell, as printed and written.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// One question of one cell, as printed and written (and read back by `summary`, `compare` and
+/// `report`: [`super::decisions`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecisionRow {
     /// The game id.
     pub game: String,
@@ -150,6 +151,9 @@ impl StopReport {
 pub struct StopFile<'a> {
     /// The sweep id.
     pub sweep: &'a str,
+    /// The questions asked (the `[stop]` table): what the intervals are of, and the baseline
+    /// `compare` matches.
+    pub stop: &'a super::StopConfig,
     /// The checkpoints.
     pub checkpoints: &'a [u64],
     /// The `z` of every look.
@@ -167,6 +171,7 @@ impl<'a> StopFile<'a> {
     pub fn of(sweep: &'a str, run: &'a Stopping, report: &'a StopReport) -> StopFile<'a> {
         StopFile {
             sweep,
+            stop: &run.plan.config,
             checkpoints: &run.plan.checkpoints,
             z: run.plan.z,
             decisions: &report.rows,
