@@ -16,8 +16,9 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use simfleet::games::deception::stats::{AgentName, ByKind, DeceptionStats, Ejection, LlmBySeat, Names};
+use simfleet::games::deception::stats::{AgentName, ByKind, DeceptionStats, Ejection, Names};
 use simfleet::games::deception::{AgentId, RuleViolation};
+use simfleet::llm::LlmBySeat;
 use simfleet::protocol::{Job, JobResult, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::runner::run_job;
 use simfleet::stats::{write_msgpack_of, StatsMap, TypedStats};

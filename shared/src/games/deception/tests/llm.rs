@@ -127,6 +127,10 @@ fn reprompts_then_falls_back_and_counts_it() {
         replay["llm_calls"].as_array().unwrap().iter().map(|c| c["parse"].as_str().unwrap()).collect();
     assert_eq!(parses, ["wrong_phase", "accepted", "transport_error", "no_json_object"]);
     assert_eq!(replay["llm_calls"][0]["prompt_version"], "deception-prompt-1");
+    // A call's fields, in the replay's order: the seat, the tick, then the call.
+    let keys: Vec<&str> = replay["llm_calls"][0].as_object().unwrap().keys().map(String::as_str).collect();
+    let call_keys = ["attempt", "messages", "raw", "error", "parse", "latency_ms", "backoff_ms"];
+    assert_eq!(keys, [&["seat", "tick", "decision", "prompt_version"][..], &call_keys].concat());
 }
 
 #[test]

@@ -190,6 +190,11 @@ fn well_formed_answers_are_played() {
     let calls = replay["llm_calls"].as_array().unwrap();
     assert_eq!(calls.len(), 7);
     assert!(calls.iter().all(|c| c["parse"] == "accepted" && c["prompt_version"] == "trolley-prompt-1"));
+    // A call's fields, in the replay's order: the seat, where the decision happened, then the call.
+    let keys: Vec<&str> = calls[0].as_object().unwrap().keys().map(String::as_str).collect();
+    let call_keys = ["attempt", "messages", "raw", "error", "parse", "latency_ms", "backoff_ms"];
+    assert_eq!(keys, [&["seat", "round", "phase", "decision", "prompt_version"][..], &call_keys].concat());
+    assert!(calls[0]["round"].is_u64() && calls[0]["phase"].is_string(), "{}", calls[0]);
     let seen = chat.seen();
     assert_eq!((seen[0].model.as_str(), seen[0].endpoint.as_str()), ("tiny", "http://stub/v1"));
     assert_eq!((seen[0].temperature, seen[0].max_tokens, seen[0].timeout), (0.7, 50, Duration::from_millis(2500)));
