@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
-use simfleet_tests::results::{jobs_in_stream, result_messages};
 use simfleet_tests::faults::truncate_tail;
+use simfleet_tests::results::{jobs_in_stream, result_messages};
 use simfleet_tests::{config_fixture, connect, CoordinatorProcess, NatsServer, WorkerProcess};
 
 use crate::fleet::{assert_same_records, Setup};
@@ -76,7 +76,9 @@ fn trolley(name: &str, seeds: u64, per_job: u64) -> String {
 
 fn workers(url: &str, n: usize) -> Vec<WorkerProcess> {
     (0..n)
-        .map(|_| WorkerProcess::spawn(&["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"], &[]))
+        .map(|_| {
+            WorkerProcess::spawn(&["--nats-url", url, "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"], &[])
+        })
         .collect()
 }
 
@@ -89,12 +91,11 @@ async fn coordinator(args: &[&str], url: &str) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_result_sent_in_parts_is_read_again_for_a_file_that_lost_it() {
+async fn a_finished_file_that_lost_a_result_sent_in_parts_is_completed() {
     let server = NatsServer::start_with_config(config_fixture("small_payload.conf"));
     let url = server.client_url();
     let (_client, js) = connect(&url).await;
-    // Three jobs of ≈ 140 kB: three parts and a head each. One worker: the file's order is the
-    // jobs' order, as in `coordinator run`'s file.
+    // Three jobs of ≈ 140 kB: three parts and a head each.
     let setup = Setup::new(trolley("reread-parts", 600, 200));
     let _worker = workers(&url, 1);
     let (file, out) = (setup.path("sweep.toml"), setup.path("fleet.jsonl"));
@@ -102,16 +103,18 @@ async fn a_result_sent_in_parts_is_read_again_for_a_file_that_lost_it() {
     let messages = result_messages(&js, &setup.sweep.id).await;
     assert!(messages >= 3 * 3, "{messages} messages: each result went in parts");
     assert_same_records(&setup, &out).await;
-    let embedded = std::fs::read(setup.path("embedded.jsonl")).unwrap();
-    assert!(std::fs::read(&out).unwrap() == embedded, "the file is byte for byte `coordinator run`'s");
+    let finished = std::fs::read(&out).unwrap();
 
-    // The docs' example: the finished file cut by 10 bytes loses its last job, whose result
-    // was acknowledged long ago; `watch` reads it again, in parts, from the stream.
+    // The docs' example: the finished file cut by 10 bytes loses its last job; `watch` reads
+    // its result again from the stream, in parts, and puts them together.
     truncate_tail(&out, 10);
     let stdout = coordinator(&["watch", &setup.sweep.id, "--out", out.to_str().unwrap()], &url).await;
-    assert!(stdout.contains("1 results read again"), "{stdout}");
     assert!(stdout.contains("3 of 3 jobs written"), "{stdout}");
-    assert!(std::fs::read(&out).unwrap() == embedded, "the completed file is byte for byte `coordinator run`'s");
+    assert!(stdout.contains("(200 records this run"), "{stdout}");
+    // Byte for byte the finished file (whose records are `coordinator run`'s): the cut job's
+    // rows are back, at the end where they were.
+    assert!(std::fs::read(&out).unwrap() == finished, "the completed file is the finished one, byte for byte");
+    assert_same_records(&setup, &out).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

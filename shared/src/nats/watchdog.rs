@@ -25,13 +25,16 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(2);
 /// Probes in a row that find JetStream unavailable before the client moves: more than a
 /// metadata leader election in a healthy cluster lasts (it answers the same for a few seconds).
 pub const FAILURES: u32 = 3;
-/// The longest pause between forced reconnects while every server says JetStream is away.
-const LONGEST_PAUSE: Duration = Duration::from_secs(60);
+/// The longest pause between forced reconnects while every server says JetStream is away:
+/// short, because a reconnect may land on the cut-off server again and stays this long.
+const LONGEST_PAUSE: Duration = Duration::from_secs(10);
 /// The JetStream API error of a server that lost its cluster (or the cluster its quorum).
 const UNAVAILABLE: &str = "\"err_code\":10008";
 
 /// Whether the connected server answers for JetStream, from one probe's outcome.
-fn healthy(answer: &Result<Result<async_nats::Message, async_nats::RequestError>, tokio::time::error::Elapsed>) -> bool {
+fn healthy(
+    answer: &Result<Result<async_nats::Message, async_nats::RequestError>, tokio::time::error::Elapsed>,
+) -> bool {
     match answer {
         Ok(Ok(message)) => !String::from_utf8_lossy(&message.payload).contains(UNAVAILABLE),
         // No responder on a server of a cluster: its JetStream is gone too.
