@@ -214,7 +214,7 @@ fn graph(sources: &[(ModPath, String)]) -> Graph {
 fn cycle(g: &Graph) -> Option<Vec<ModPath>> {
     fn visit(g: &Graph, at: &ModPath, stack: &mut Vec<ModPath>, done: &mut BTreeSet<ModPath>) -> Option<Vec<ModPath>> {
         if let Some(i) = stack.iter().position(|m| m == at) {
-            return Some([&stack[i..], &[at.clone()]].concat());
+            return Some([&stack[i..], std::slice::from_ref(at)].concat());
         }
         if done.contains(at) {
             return None;
