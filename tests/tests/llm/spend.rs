@@ -106,9 +106,10 @@ async fn on_a_fleet_of_two_llm_max_calls_stops_the_sweep_and_its_jobs_spread_ove
     let per_job = got.chunks(20).map(|job| total(job, "calls")).max().unwrap();
     // The cap is counted from whole results: past it come the rest of the job that crossed it
     // and the jobs playing on each worker (at most two each: the one whose last episodes play
-    // and the next, started as threads free up). Jobs a worker holds but has not started are
-    // answered cancelled (before, they played: 1,296 calls).
-    assert!(calls <= 500 + 5 * per_job, "{calls} calls, {per_job} at most per job");
+    // and the next, started as threads free up), and what a loaded machine's results take to
+    // land. Jobs a worker holds but has not started are answered cancelled (before, they
+    // played: 1,296 calls).
+    assert!(calls <= 500 + 6 * per_job, "{calls} calls, {per_job} at most per job");
     eprintln!("llm_max_calls = 500 on two workers: {calls} calls made, {per_job} at most per job");
     // Every job was answered (played, or cancelled once the cap was reached), and the played ones
     // by both workers.
