@@ -8,9 +8,9 @@ use std::path::Path;
 
 use serde_json::Value;
 use simfleet::aggregate::CellAggregate;
+use simfleet::llm::estimate::decisions_per_seat_episode;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
-use simfleet::GameKind;
 
 use simfleet::names::{SweepEntry, SweepStatus};
 
@@ -183,16 +183,6 @@ impl LlmTally {
             }
         }
         Some(message)
-    }
-}
-
-/// Decisions one model seat makes per episode, about, by game and number of agents: measured
-/// with the scripted fallback deciding (20 seeds of each): deception 3.3 (`quick_4p1i`) and 4.8
-/// (`classic_5p1i`); trolley 7 (`trio_3p`) and 13 (`balanced_5p`), about 2.6 per agent.
-fn decisions_per_seat_episode(game: GameKind, agents: usize) -> f64 {
-    match game {
-        GameKind::Trolley => 2.6 * agents as f64,
-        _ => 5.0,
     }
 }
 

@@ -9,7 +9,7 @@
 //! waits and corrective re-prompts ([`client`]), extraction of the first balanced JSON object
 //! from an answer ([`extract`]), per-seat statistics with the recorded exchanges ([`stats`],
 //! [`exchange`]), exact replays from those exchanges ([`replay`]), the fleet-wide rate limits
-//! ([`limit`]); the episodes of a job with `llm` seats are played concurrently by
+//! ([`limit`]), the calls a job is expected to make ([`estimate`]); the episodes of a job with `llm` seats are played concurrently by
 //! `crate::runner::ConcurrentJob`.
 //! Each game keeps only its prompt and the mapping from JSON to its actions.
 //!
@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 pub mod client;
+pub mod estimate;
 pub mod exchange;
 pub mod extract;
 pub mod limit;
