@@ -1,7 +1,8 @@
 //! Knowing what the model did and capping it: a sweep whose model refuses every call exits 1
 //! naming the cells and the error (`run`, and `submit --watch` on a fleet), and `llm_max_calls`
 //! stops `run` from starting model jobs once the sweep's calls reach it, keeping what was
-//! played.
+//! played; on a fleet the workers reserve each model job's calls against it first, and a job
+//! whose reservation fails goes back to the queue.
 
 use std::time::Duration;
 
@@ -304,4 +305,62 @@ async fn on_a_fleet_llm_max_dollars_stops_the_sweep_at_its_measured_spend() {
     assert_eq!(total(&got, "calls"), model.requests(), "every call made is in the records kept");
     // $0.20 a call: $4 is 20 calls.
     assert!(total(&got, "calls") >= 20 && got.len() < 100, "{} calls, {} records", total(&got, "calls"), got.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_job_whose_calls_cannot_be_reserved_goes_back_to_the_queue_and_plays_once_they_can() {
+    let model = LlmServer::start(Behaviour::default());
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let (client, js) = simfleet_tests::connect(&url).await;
+    let fleet = coordinator::fleet::Fleet::from_client(client).await.unwrap();
+    let sweep = simfleet_tests::jobs::unique_sweep("reserve");
+    fleet
+        .put_entry(&simfleet::names::SweepEntry {
+            id: sweep.clone(),
+            name: "reserve".into(),
+            status: simfleet::names::SweepStatus::Submitted,
+            priority: Default::default(),
+            share: 1,
+            jobs_total: 1,
+            episodes_total: 2,
+            jobs_done: 0,
+            jobs_failed: 0,
+            definition: String::new(),
+            collect: None,
+            published: None,
+            llm_max_calls: Some(1000),
+        })
+        .await
+        .unwrap();
+    // A counter the worker cannot read as a number stands for a reservation that fails.
+    let kv = &fleet.topology.sweeps;
+    let key = simfleet::names::llm_calls_key(&sweep);
+    kv.put(&key, "not a number".into()).await.unwrap();
+    let llm = format!("llm?model=stand-in&endpoint={}", model.endpoint());
+    let seats = vec![llm, "heuristic".into(), "heuristic".into(), "heuristic".into()];
+    let mut job = simfleet_tests::jobs::bb_job(&sweep, 0, "quick_4p1i", "capped", seats, 2);
+    job.game = "deception".into();
+    simfleet_tests::jobs::publish_job(&js, &job).await;
+    let _worker = worker(&url, 2, &[]);
+    // Given back (a NAK), delivered again, and neither played nor answered meanwhile.
+    let stream = js.get_stream(simfleet::names::JOBS_STREAM).await.unwrap();
+    let consumer = simfleet::names::sweep_consumer_name(&sweep);
+    simfleet_tests::wait_until("the job delivered a second time", TIMEOUT, || {
+        let stream = stream.clone();
+        let consumer = consumer.clone();
+        async move {
+            let mut c: async_nats::jetstream::consumer::PullConsumer = stream.get_consumer(&consumer).await.ok()?;
+            (c.info().await.ok()?.num_redelivered >= 1).then_some(())
+        }
+    })
+    .await;
+    assert_eq!(model.requests(), 0, "no call made without a reservation");
+    assert_eq!(simfleet_tests::results::result_messages(&js, &sweep).await, 0, "the job was not answered");
+    // Once the counter can be read, the job reserves its 2 × 5 calls and plays.
+    kv.put(&key, "0".into()).await.unwrap();
+    let results = simfleet_tests::results::collect_results(&js, &sweep, 1, TIMEOUT).await;
+    assert!(results[&0].error.is_none(), "{:?}", results[&0].error);
+    assert_eq!(kv.get(&key).await.unwrap().as_deref(), Some(&b"10"[..]));
+    assert!(model.requests() > 0);
 }
