@@ -8,9 +8,9 @@ use std::path::Path;
 
 use serde_json::Value;
 use simfleet::aggregate::CellAggregate;
+use simfleet::llm::estimate::decisions_per_seat_episode;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
-use simfleet::GameKind;
 
 use simfleet::names::{SweepEntry, SweepStatus};
 
@@ -186,16 +186,6 @@ impl LlmTally {
     }
 }
 
-/// Decisions one model seat makes per episode, about, by game and number of agents: measured
-/// with the scripted fallback deciding (20 seeds of each): deception 3.3 (`quick_4p1i`) and 4.8
-/// (`classic_5p1i`); trolley 7 (`trio_3p`) and 13 (`balanced_5p`), about 2.6 per agent.
-fn decisions_per_seat_episode(game: GameKind, agents: usize) -> f64 {
-    match game {
-        GameKind::Trolley => 2.6 * agents as f64,
-        _ => 5.0,
-    }
-}
-
 /// A seat spec's numeric parameter `key`, or `default`.
 fn param(spec: &str, key: &str, default: f64) -> f64 {
     let query = spec.split_once('?').map_or("", |(_, q)| q);
@@ -276,9 +266,18 @@ pub fn estimate(sweep: &Sweep) -> String {
 /// so that every worker answers the jobs it has not started `cancelled` instead of playing them
 /// (a worker reads the state again every 0.25 s while it holds a model job not yet started, and
 /// right before starting one; queued jobs are not purged: each gets its answer, and a job
-/// already playing finishes and is kept). Returns why, once; `None` below the limits.
+/// already playing finishes and is kept). Returns why, once; `None` below the limits. Also
+/// returns why (leaving the entry) once the calls the workers reserved before starting the
+/// sweep's model jobs reach `llm_max_calls`, which comes first on a fleet.
 pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, spent: Spend) -> anyhow::Result<Option<String>> {
-    let Some(why) = sweep.llm_limit_reached(spent) else { return Ok(None) };
+    let Some(why) = sweep.llm_limit_reached(spent) else {
+        // Reached by the reservations: the workers refuse the sweep's model jobs by the counter
+        // already, and those holding a reservation play (the calls are within the bound), so
+        // the entry is marked `cancelled` only when `watch` ends.
+        return Ok(reserved_at_limit(fleet, sweep).await?.map(|why| {
+            format!("{why}: its model jobs not started are answered cancelled; every episode played is kept")
+        }));
+    };
     let entry = fleet.entry(&sweep.id).await?;
     fleet
         .modify_entry(&sweep.id, |stored| SweepEntry {
@@ -287,6 +286,19 @@ pub async fn stop_at_limit(fleet: &Fleet, sweep: &Sweep, spent: Spend) -> anyhow
         })
         .await?;
     Ok(Some(format!("{why}: its model jobs not yet started are answered cancelled; every episode played is kept")))
+}
+
+/// Why the sweep is at its `llm_max_calls` by the calls the workers reserved for its model
+/// jobs (the counter `<sweep>.llm_calls`, which runs ahead of the results): once there, the
+/// workers answer its model jobs `cancelled`, and `watch` says why. `None` below it.
+async fn reserved_at_limit(fleet: &Fleet, sweep: &Sweep) -> anyhow::Result<Option<String>> {
+    let Some(max) = sweep.llm_max_calls else { return Ok(None) };
+    let key = simfleet::names::llm_calls_key(&sweep.id);
+    let Some(value) = fleet.topology.sweeps.get(&key).await? else { return Ok(None) };
+    let reserved: u64 = String::from_utf8_lossy(&value).trim().parse().unwrap_or(0);
+    Ok((reserved >= max).then(|| {
+        format!("the sweep's llm_max_calls of {max} was reached ({reserved} model calls reserved by the workers' jobs)")
+    }))
 }
 
 /// After a sweep wrote its results to `out` (and its summary cells' rows to the summary file

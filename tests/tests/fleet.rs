@@ -298,6 +298,7 @@ async fn bad_jobs_are_reported_with_their_index_and_reason() {
         definition: setup.text.clone(),
         collect: None,
         published: None,
+        llm_max_calls: None,
     })
     .await
     .unwrap();

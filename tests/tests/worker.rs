@@ -81,6 +81,7 @@ async fn jobs_of_a_cancelled_sweep_are_answered_cancelled() {
         definition: String::new(),
         collect: None,
         published: None,
+        llm_max_calls: None,
     };
     kv.put(&sweep, serde_json::to_vec(&entry).unwrap().into()).await.unwrap();
     publish_job(&js, &good_job(&sweep, 0, 10)).await;

@@ -7,7 +7,8 @@
 //! answered `cancelled` without playing. A short TTL cache keeps this to one KV read per sweep
 //! every few seconds instead of one per job, and survives reconnects without the bookkeeping a
 //! KV watch would need. When the KV read fails the job is played: a cancel is a saving, not a
-//! correctness matter, and a spurious `cancelled` would lose work.
+//! correctness matter, and a spurious `cancelled` would lose work. A model job is the exception:
+//! it is given back instead, since its sweep's `llm_max_calls` is unknown (`job`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -58,12 +59,23 @@ pub(crate) struct SweepState {
     pub(crate) cancelled: bool,
     pub(crate) priority: Priority,
     pub(crate) share: u32,
+    /// The sweep file's `llm_max_calls`, which a model job reserves against
+    /// ([`crate::reservation`]).
+    pub(crate) llm_max_calls: Option<u64>,
+    /// Whether the entry could be read: a model job whose limit is unknown is not started.
+    pub(crate) known: bool,
 }
 
 impl SweepState {
     /// A sweep without a (readable) entry: live, normal, share 1. Jobs published straight to
     /// the queue, without `coordinator submit`, have none.
-    const LIVE: SweepState = SweepState { cancelled: false, priority: Priority::Normal, share: DEFAULT_SHARE };
+    const LIVE: SweepState = SweepState {
+        cancelled: false,
+        priority: Priority::Normal,
+        share: DEFAULT_SHARE,
+        llm_max_calls: None,
+        known: true,
+    };
 }
 
 /// A cache of sweep states read from the KV bucket.
@@ -81,9 +93,9 @@ impl SweepStates {
         SweepStates { kv, ttl, stopped, cache: Mutex::new(HashMap::new()) }
     }
 
-    /// Whether `sweep` is cancelled, as of at most `ttl` ago.
-    pub(crate) async fn is_cancelled(&self, sweep: &str) -> bool {
-        self.state(sweep).await.cancelled
+    /// The sweeps bucket, where model jobs reserve their calls.
+    pub(crate) fn kv(&self) -> &kv::Store {
+        &self.kv
     }
 
     /// `sweep`'s state, as of at most `ttl` ago.
@@ -110,6 +122,8 @@ impl SweepStates {
                     cancelled: entry.status == SweepStatus::Cancelled,
                     priority: entry.priority,
                     share: entry.share.max(1),
+                    llm_max_calls: entry.llm_max_calls,
+                    known: true,
                 },
                 Err(e) => {
                     tracing::warn!(sweep, error = %e, "the sweep's KV entry is not a SweepEntry; treating it as live");
@@ -119,7 +133,7 @@ impl SweepStates {
             Ok(None) => SweepState::LIVE,
             Err(e) => {
                 tracing::warn!(sweep, error = %e, "cannot read the sweep's KV entry; treating it as live");
-                return SweepState::LIVE;
+                return SweepState { known: false, ..SweepState::LIVE };
             }
         };
         let now = Instant::now();

@@ -22,6 +22,7 @@ use tokio::sync::watch;
 use crate::cancellation::SweepStates;
 use crate::job_metrics::JobMetrics;
 use crate::player::{Encoded, Players};
+use crate::reservation::{self, Reservation};
 
 /// What every job task shares.
 pub(crate) struct JobContext {
@@ -129,16 +130,46 @@ pub(crate) async fn handle(
         }
         Decoded::Job(job) => job,
     };
-    if ctx.sweeps.is_cancelled(&job.sweep).await {
+    let state = ctx.sweeps.state(&job.sweep).await;
+    if state.cancelled {
         tracing::debug!(sweep = job.sweep, index = job.index, "answering a job of a cancelled sweep");
-        ctx.metrics.job_failed(&job.game, JobErrorKind::Cancelled);
         let error = JobError::new(JobErrorKind::Cancelled, format!("sweep {} was cancelled", job.sweep));
-        let result = JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(&job), error);
-        answer(&ctx, &msg, &result).await;
+        refuse(&ctx, &msg, &job, error).await;
         return;
     }
     let (sweep, index) = (job.sweep.clone(), job.index);
     let model_job = simfleet::runner::has_llm_seats(&job);
+    if model_job && !state.known {
+        // Its sweep's `llm_max_calls` is unknown: playing could spend past it, refusing could
+        // lose work, so the job goes back to the queue for a later try.
+        tracing::warn!(sweep, index, "cannot read the sweep's state; giving a job with llm seats back");
+        nak(&msg, Some(ctx.nak_delay)).await;
+        return;
+    }
+    if let (true, Some(max)) = (model_job, state.llm_max_calls) {
+        let calls = simfleet::llm::estimate::expected_job_calls(&job);
+        match reservation::reserve(ctx.sweeps.kv(), &sweep, max, calls).await {
+            Ok(Reservation::Granted { reserved }) => {
+                tracing::debug!(sweep, index, calls, reserved, "reserved the job's model calls");
+            }
+            Ok(Reservation::Refused { reserved }) => {
+                tracing::debug!(sweep, index, reserved, "llm_max_calls reached; answering the job cancelled");
+                let why = format!(
+                    "sweep {sweep} reached its llm_max_calls of {max} ({reserved} model calls reserved by the \
+                     workers' jobs), so this job was not played"
+                );
+                refuse(&ctx, &msg, &job, JobError::new(JobErrorKind::Cancelled, why)).await;
+                return;
+            }
+            Err(e) => {
+                // The server did not answer: neither play past the limit nor lose the job.
+                let outage = simfleet::nats::outage::note(&e);
+                tracing::warn!(sweep, index, error = %e, "cannot reserve the job's model calls; giving it back{outage}");
+                nak(&msg, Some(ctx.nak_delay)).await;
+                return;
+            }
+        }
+    }
     let mut claim = ctx.players.queue(Arc::from(job), permit);
     // A job with `llm` seats may wait here behind others for minutes: its sweep's state is read
     // again while it waits, so that the I/O threads see a stop before they start it.
@@ -187,6 +218,13 @@ pub(crate) async fn handle(
     publish_then_ack(&ctx, &msg, encoded).await;
     // The claim holds the job's slot until the result is published.
     drop(claim);
+}
+
+/// Answers `job` with `error` without playing it.
+async fn refuse(ctx: &JobContext, msg: &Message, job: &Job, error: JobError) {
+    ctx.metrics.job_failed(&job.game, error.kind);
+    let result = JobResult::failed(&ctx.env.worker, job.sweep.clone(), job.index, Some(job), error);
+    answer(ctx, msg, &result).await;
 }
 
 /// Completes once the worker reaches `stage`.

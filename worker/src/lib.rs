@@ -11,7 +11,8 @@
 //!   with the coordinator; [`connect`] names this worker's connection.
 //! - `readiness`: waiting for the topology at start; `intake`: the pull loop, slots and
 //!   shutdown; `schedule`: which sweep gets the next free slot; `job`: one job from delivery to ack; `player`: the play threads; `llm_pool`: the
-//!   I/O threads for jobs with `llm` seats; `cancellation`: which sweeps are cancelled.
+//!   I/O threads for jobs with `llm` seats; `cancellation`: which sweeps are cancelled;
+//!   `reservation`: a model job's calls reserved against its sweep's `llm_max_calls`.
 //! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
 //!   job; [`histograms`]: the per-episode histograms as exact bucket counts; [`llm_metrics`]:
 //!   counting model calls as they happen.
@@ -49,6 +50,7 @@ pub mod llm_metrics;
 mod llm_pool;
 mod player;
 mod readiness;
+mod reservation;
 mod schedule;
 pub mod server;
 pub mod settings;

@@ -256,6 +256,7 @@ async fn submit_once(
         definition: definition.to_string(),
         published: Some(record),
         collect: sweep.collect_override,
+        llm_max_calls: sweep.llm_max_calls,
     };
     fleet.put_entry(&entry(progress.record)).await?;
     // The sweep's consumer before its first job, so no job waits for a worker to create it.

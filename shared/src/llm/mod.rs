@@ -9,8 +9,9 @@
 //! waits and corrective re-prompts ([`client`]), extraction of the first balanced JSON object
 //! from an answer ([`extract`]), per-seat statistics with the recorded exchanges ([`stats`],
 //! [`exchange`]), exact replays from those exchanges ([`replay`]), the fleet-wide rate limits
-//! ([`limit`]), the seat's shell with its call log and fallback ([`seat`]) and the seats' stats
-//! as a record's `llm` stat ([`LlmBySeat`]); the episodes of a job with `llm` seats are played concurrently by
+//! ([`limit`]), the calls a job is expected to make ([`estimate`]), the seat's shell with its
+//! call log and fallback ([`seat`]) and the seats' stats as a record's `llm` stat
+//! ([`LlmBySeat`]); the episodes of a job with `llm` seats are played concurrently by
 //! `crate::runner::ConcurrentJob`.
 //! Each game keeps only its prompt and the mapping from JSON to its actions.
 //!
@@ -23,6 +24,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 pub mod client;
+pub mod estimate;
 pub mod exchange;
 pub mod extract;
 pub mod limit;

@@ -57,6 +57,14 @@ pub fn watch_consumer(sweep: &str) -> String {
     format!("watch-{sweep}")
 }
 
+/// `<sweep>.llm_calls`: the key in [`SWEEPS_BUCKET`] of the model calls the workers reserved
+/// for a sweep with `llm_max_calls` (a decimal number, raised with a compare-and-set on its
+/// revision before each model job starts). Not a [`SweepEntry`]: readers of the bucket's
+/// entries skip it.
+pub fn llm_calls_key(sweep: &str) -> String {
+    format!("{sweep}.llm_calls")
+}
+
 /// `Nats-Msg-Id` of a job and of its result: `<sweep>.<index>`.
 pub fn msg_id(sweep: &str, index: u64) -> String {
     format!("{sweep}.{index}")
@@ -171,6 +179,11 @@ pub struct SweepEntry {
     /// a resubmission then checks every job against the queue and the results).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub published: Option<PublishRecord>,
+    /// The sweep file's `llm_max_calls`: workers reserve each model job's expected calls under
+    /// [`llm_calls_key`] before starting it and answer it `cancelled` once the reservations
+    /// reach this (absent: no limit, and in entries written before the field existed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub llm_max_calls: Option<u64>,
 }
 
 /// How far `coordinator submit` got, in publish order (job index order), written into the

@@ -120,6 +120,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         definition: String::new(),
         collect: Some(Collect::Summary),
         published: Some(simfleet::names::PublishRecord::default()),
+        llm_max_calls: Some(500),
     };
     let envelope = JobEnvelope { protocol_version: 1, sweep: job.sweep.clone(), index: 3 };
     let mut wrong = Vec::new();

@@ -58,5 +58,9 @@ async fn llm_seats_play_in_process_and_on_the_fleet_with_the_same_records() {
     let table = String::from_utf8_lossy(&out.stdout);
     let header = table.lines().next().unwrap();
     assert!(header.ends_with("tokens/episode"), "{table}");
-    assert!(table.lines().skip(2).all(|l| l.split_whitespace().last().unwrap().parse::<u64>().unwrap() > 0), "{table}");
+    // The table's rows, up to the blank line before the model calls per cell.
+    let rows = table.lines().skip(2).take_while(|l| !l.trim().is_empty());
+    assert!(rows.clone().count() > 0, "{table}");
+    assert!(rows.clone().all(|l| l.split_whitespace().last().unwrap().parse::<u64>().unwrap() > 0), "{table}");
+    assert!(table.contains("model calls per cell with llm seats"), "{table}");
 }

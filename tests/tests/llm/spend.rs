@@ -1,7 +1,8 @@
 //! Knowing what the model did and capping it: a sweep whose model refuses every call exits 1
 //! naming the cells and the error (`run`, and `submit --watch` on a fleet), and `llm_max_calls`
 //! stops `run` from starting model jobs once the sweep's calls reach it, keeping what was
-//! played.
+//! played; on a fleet the workers reserve each model job's calls against it first, and a job
+//! whose reservation fails goes back to the queue.
 
 use std::time::Duration;
 
@@ -102,23 +103,41 @@ async fn on_a_fleet_of_two_llm_max_calls_stops_the_sweep_and_its_jobs_spread_ove
     let got = records(&out);
     let calls = total(&got, "calls");
     assert_eq!(calls, model.requests(), "every call made is in the records kept");
-    assert!(calls >= 500 && got.len() < 400 && got.len().is_multiple_of(20), "{calls} calls, {} records", got.len());
+    assert!(got.len() < 400 && got.len().is_multiple_of(20), "{} records: whole jobs, not all of them", got.len());
     let per_job = got.chunks(20).map(|job| total(job, "calls")).max().unwrap();
-    // The cap is counted from whole results: past it come the rest of the job that crossed it
-    // and the jobs playing on each worker (at most two each: the one whose last episodes play
-    // and the next, started as threads free up). Jobs a worker holds but has not started are
-    // answered cancelled (before, they played: 1,296 calls).
-    assert!(calls <= 500 + 5 * per_job, "{calls} calls, {per_job} at most per job");
-    eprintln!("llm_max_calls = 500 on two workers: {calls} calls made, {per_job} at most per job");
+    // Before starting a model job a worker reserves its expected calls (20 episodes × 1 model
+    // seat × 5 decisions = 100) in the counter `<sweep>.llm_calls`, and refuses the job once the
+    // counter reached 500: whatever the timing, at most 500 + 100 calls are reserved, and every
+    // job played holds its reservation.
+    let (_client, js) = simfleet_tests::connect(&url).await;
+    let kv = js.get_key_value(simfleet::names::SWEEPS_BUCKET).await.unwrap();
+    let counter = kv.get(simfleet::names::llm_calls_key(&id)).await.unwrap().expect("the reservation counter");
+    let reserved: u64 = String::from_utf8_lossy(&counter).parse().unwrap();
+    assert!((500..600).contains(&reserved), "{reserved} calls reserved");
+    assert!(reserved >= 100 * (got.len() as u64 / 20), "{reserved} reserved for {} jobs played", got.len() / 20);
+    assert!(calls <= 500 + per_job, "{calls} calls, {per_job} at most per job");
+    eprintln!("llm_max_calls = 500 on two workers: {calls} calls made, {per_job} at most per job, {reserved} reserved");
+    let entry: simfleet::names::SweepEntry =
+        serde_json::from_slice(&kv.get(&id).await.unwrap().expect("the sweep entry")).unwrap();
+    assert_eq!(entry.status, simfleet::names::SweepStatus::Cancelled, "the sweep ends saying it was cut short");
+    // The counter sits in the sweeps bucket, but `status` lists sweeps only.
+    let listed = coordinator(&["status", "--nats-url", &url], &[]).await;
+    let listed = String::from_utf8_lossy(&listed.stdout);
+    assert!(listed.contains(&id) && !listed.contains("llm_calls"), "{listed}");
     // Every job was answered (played, or cancelled once the cap was reached), and the played ones
     // by both workers.
-    let (_client, js) = simfleet_tests::connect(&url).await;
     let results = simfleet_tests::results::collect_results(&js, &id, 20, TIMEOUT).await;
     let players: std::collections::BTreeSet<&str> =
         results.values().filter(|r| r.error.is_none()).map(|r| r.worker.as_str()).collect();
     assert_eq!(players.len(), 2, "both workers played: {players:?}");
     let cancelled = results.values().filter(|r| r.error.as_ref().is_some_and(|e| e.kind.as_str() == "cancelled"));
     assert_eq!(cancelled.count() + got.len() / 20, 20, "every job not played was answered cancelled");
+    let refused = results.values().filter_map(|r| r.error.as_ref()).find(|e| e.to_string().contains("llm_max_calls"));
+    assert!(
+        refused.is_some(),
+        "a job refused by the counter says why: {:?}",
+        results.values().find_map(|r| r.error.as_ref())
+    );
 }
 
 /// The stand-in reports 100 prompt and 20 completion tokens a call: at these prices a call
@@ -286,4 +305,62 @@ async fn on_a_fleet_llm_max_dollars_stops_the_sweep_at_its_measured_spend() {
     assert_eq!(total(&got, "calls"), model.requests(), "every call made is in the records kept");
     // $0.20 a call: $4 is 20 calls.
     assert!(total(&got, "calls") >= 20 && got.len() < 100, "{} calls, {} records", total(&got, "calls"), got.len());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_job_whose_calls_cannot_be_reserved_goes_back_to_the_queue_and_plays_once_they_can() {
+    let model = LlmServer::start(Behaviour::default());
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let (client, js) = simfleet_tests::connect(&url).await;
+    let fleet = coordinator::fleet::Fleet::from_client(client).await.unwrap();
+    let sweep = simfleet_tests::jobs::unique_sweep("reserve");
+    fleet
+        .put_entry(&simfleet::names::SweepEntry {
+            id: sweep.clone(),
+            name: "reserve".into(),
+            status: simfleet::names::SweepStatus::Submitted,
+            priority: Default::default(),
+            share: 1,
+            jobs_total: 1,
+            episodes_total: 2,
+            jobs_done: 0,
+            jobs_failed: 0,
+            definition: String::new(),
+            collect: None,
+            published: None,
+            llm_max_calls: Some(1000),
+        })
+        .await
+        .unwrap();
+    // A counter the worker cannot read as a number stands for a reservation that fails.
+    let kv = &fleet.topology.sweeps;
+    let key = simfleet::names::llm_calls_key(&sweep);
+    kv.put(&key, "not a number".into()).await.unwrap();
+    let llm = format!("llm?model=stand-in&endpoint={}", model.endpoint());
+    let seats = vec![llm, "heuristic".into(), "heuristic".into(), "heuristic".into()];
+    let mut job = simfleet_tests::jobs::bb_job(&sweep, 0, "quick_4p1i", "capped", seats, 2);
+    job.game = "deception".into();
+    simfleet_tests::jobs::publish_job(&js, &job).await;
+    let _worker = worker(&url, 2, &[]);
+    // Given back (a NAK), delivered again, and neither played nor answered meanwhile.
+    let stream = js.get_stream(simfleet::names::JOBS_STREAM).await.unwrap();
+    let consumer = simfleet::names::sweep_consumer_name(&sweep);
+    simfleet_tests::wait_until("the job delivered a second time", TIMEOUT, || {
+        let stream = stream.clone();
+        let consumer = consumer.clone();
+        async move {
+            let mut c: async_nats::jetstream::consumer::PullConsumer = stream.get_consumer(&consumer).await.ok()?;
+            (c.info().await.ok()?.num_redelivered >= 1).then_some(())
+        }
+    })
+    .await;
+    assert_eq!(model.requests(), 0, "no call made without a reservation");
+    assert_eq!(simfleet_tests::results::result_messages(&js, &sweep).await, 0, "the job was not answered");
+    // Once the counter can be read, the job reserves its 2 × 5 calls and plays.
+    kv.put(&key, "0".into()).await.unwrap();
+    let results = simfleet_tests::results::collect_results(&js, &sweep, 1, TIMEOUT).await;
+    assert!(results[&0].error.is_none(), "{:?}", results[&0].error);
+    assert_eq!(kv.get(&key).await.unwrap().as_deref(), Some(&b"10"[..]));
+    assert!(model.requests() > 0);
 }

@@ -240,6 +240,8 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
 /// those change: a `cancel` or `priority` written since `entry` was read stays.
 async fn update_entry(fleet: &Fleet, entry: &SweepEntry, p: &Ledger<'_>, at_end: bool) {
     let (done, failed, finished) = (p.done, p.failed, at_end && p.finished());
+    // Stopped at its model-call limit: the sweep ends `cancelled`, which says it was cut short.
+    let stopped = p.llm_stopped.is_some();
     if (entry.jobs_done, entry.jobs_failed) == (done, failed) && !finished {
         return;
     }
@@ -248,7 +250,7 @@ async fn update_entry(fleet: &Fleet, entry: &SweepEntry, p: &Ledger<'_>, at_end:
         next.jobs_done = done;
         next.jobs_failed = failed;
         if finished && next.status == SweepStatus::Submitted {
-            next.status = SweepStatus::Done;
+            next.status = if stopped { SweepStatus::Cancelled } else { SweepStatus::Done };
         }
         next
     };
