@@ -200,19 +200,56 @@ impl ProcessCut {
         std::fs::write(cut.cgroup.join("cgroup.procs"), pid.to_string()).map_err(|e| e.to_string())?;
         let path = under.join(&name);
         let set = |ports: &[u16]| ports.iter().map(u16::to_string).collect::<Vec<_>>().join(", ");
+        // A socket keeps the cgroup it was made in: connections the process dialed before the
+        // move (routes to the peers it opened itself) are not matched by the cgroup rule, so
+        // they are cut by their exact ports; without this the cut is one-sided, depending on
+        // which server dialed which when the cluster formed.
+        let dialed = established(pid, peers)?;
+        let dialed = match dialed.is_empty() {
+            true => String::new(),
+            false => {
+                let pairs = dialed.iter().map(|(l, p)| format!("{l} . {p}")).collect::<Vec<_>>().join(", ");
+                let back = dialed.iter().map(|(l, p)| format!("{p} . {l}")).collect::<Vec<_>>().join(", ");
+                format!(
+                    "tcp sport . tcp dport {{ {pairs} }} drop\n  tcp sport . tcp dport {{ {back} }} drop\n  "
+                )
+            }
+        };
         let (own, peers) = (set(own), set(peers));
         // Level 1: a child of the hierarchy's root, wherever that is mounted.
         let of = format!("socket cgroupv2 level 1 {:?}", path.display().to_string());
         let script = format!(
             "table inet {t} {{\n chain o {{\n  type filter hook output priority 0; policy accept;\n  \
-             {of} tcp dport {{ {peers} }} drop\n  {of} tcp sport {{ {own} }} drop\n  tcp dport {{ {own} }} drop\n }}\n \
+             {dialed}{of} tcp dport {{ {peers} }} drop\n  {of} tcp sport {{ {own} }} drop\n  tcp dport {{ {own} }} drop\n }}\n \
              chain i {{\n  type filter hook input priority 0; policy accept;\n  \
-             {of} tcp sport {{ {peers} }} drop\n  tcp sport {{ {own} }} drop\n }}\n}}\n",
+             {dialed}{of} tcp sport {{ {peers} }} drop\n  tcp sport {{ {own} }} drop\n }}\n}}\n",
             t = cut.table
         );
         run(&["nft", "-f", "-"], Some(&script))?;
         Ok(cut)
     }
+}
+
+/// The established TCP connections of process `pid` to one of `ports` (on loopback), as (its
+/// local port, the remote port), read from `ss`.
+fn established(pid: u32, ports: &[u16]) -> Result<Vec<(u16, u16)>, String> {
+    let out = std::process::Command::new("ss")
+        .args(["-tnpH", "state", "established"])
+        .output()
+        .map_err(|e| format!("cannot run ss: {e}"))?;
+    let owner = format!("pid={pid},");
+    let port = |addr: &str| addr.rsplit(':').next().and_then(|p| p.parse::<u16>().ok());
+    let mut found = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines().filter(|l| l.contains(&owner)) {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        // Recv-Q Send-Q Local Peer Process
+        if let (Some(local), Some(remote)) = (f.get(2).and_then(|a| port(a)), f.get(3).and_then(|a| port(a))) {
+            if ports.contains(&remote) {
+                found.push((local, remote));
+            }
+        }
+    }
+    Ok(found)
 }
 
 impl Drop for ProcessCut {
