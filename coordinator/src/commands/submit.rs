@@ -24,8 +24,9 @@ use crate::sweep::Sweep;
 /// of model time (docs/sweeps.md, "Episodes per job"). Before publishing, each cell with `llm`
 /// seats is printed with its expected model calls, prompt and completion tokens, and, for
 /// models the sweep file's `[[llm_prices]]` prices, its expected and most dollars; the sweep
-/// keys `llm_max_calls` and `llm_max_dollars` (stop the sweep's model jobs once the measured
-/// calls or spend reach them, watched by --watch) and `llm_max_fallback_share` (default 0.05:
+/// keys `llm_max_calls` (each model job reserves its expected calls fleet-wide before it
+/// starts; none starts once the reservations reach it) and `llm_max_dollars` (stops the sweep's
+/// model jobs once the measured spend reaches it, watched by --watch) and `llm_max_fallback_share` (default 0.05:
 /// exit 1 above it, records and summary cells alike) are in docs/llm.md.
 ///
 /// Before publishing, each cell that collects records plays its first seeds (at most 200, about
