@@ -210,9 +210,7 @@ impl ProcessCut {
             false => {
                 let pairs = dialed.iter().map(|(l, p)| format!("{l} . {p}")).collect::<Vec<_>>().join(", ");
                 let back = dialed.iter().map(|(l, p)| format!("{p} . {l}")).collect::<Vec<_>>().join(", ");
-                format!(
-                    "tcp sport . tcp dport {{ {pairs} }} drop\n  tcp sport . tcp dport {{ {back} }} drop\n  "
-                )
+                format!("tcp sport . tcp dport {{ {pairs} }} drop\n  tcp sport . tcp dport {{ {back} }} drop\n  ")
             }
         };
         let (own, peers) = (set(own), set(peers));
