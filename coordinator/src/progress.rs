@@ -88,6 +88,16 @@ pub fn publish_bar(show: bool, total: u64) -> ProgressBar {
     bar
 }
 
+/// Says `line` above `bar`, or to the log when the bar is hidden (`--quiet`, no terminal), so a
+/// long wait is visible either way.
+pub fn say(bar: &ProgressBar, line: String) {
+    if bar.is_hidden() {
+        tracing::info!("{line}");
+    } else {
+        bar.println(line);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::plain_rate;

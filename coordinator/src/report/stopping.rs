@@ -6,11 +6,7 @@ use std::fmt::Write as _;
 
 use super::html::{escape, table, Col};
 use crate::stop::decisions::{percent, Decisions};
-
-/// A bound as `run` prints it (three decimals), empty when there is none.
-fn bound(x: Option<f64>) -> String {
-    x.map_or(String::new(), |x| format!("{x:.3}"))
-}
+use crate::stop::report::DecisionRow;
 
 /// What the `[stop]` table asked, in a sentence.
 fn asked(d: &Decisions) -> String {
@@ -45,27 +41,10 @@ pub fn section(d: &Decisions) -> String {
         escape(&files),
         escape(&asked(d))
     );
-    let head = ["game", "scenario", "policy set", "question", "decision", "at seeds", "played", "low", "high"];
     let cols =
         [Col::Text, Col::Name, Col::Name, Col::Text, Col::Text, Col::Number, Col::Number, Col::Number, Col::Number];
-    let rows: Vec<Vec<String>> = d
-        .rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.game.clone(),
-                r.scenario.clone(),
-                r.policy_set.clone(),
-                r.question.as_str().into(),
-                r.decision.as_str().into(),
-                r.decided_at.to_string(),
-                r.played.to_string(),
-                bound(r.interval_low),
-                bound(r.interval_high),
-            ]
-        })
-        .collect();
-    table(&mut out, &head, &rows, &cols);
+    let rows: Vec<Vec<String>> = d.rows.iter().map(|r| r.cells().to_vec()).collect();
+    table(&mut out, &DecisionRow::HEAD, &rows, &cols);
     out.push_str("</section>");
     out
 }

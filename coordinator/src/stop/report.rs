@@ -51,6 +51,28 @@ pub struct StopReport {
     pub empty: bool,
 }
 
+impl DecisionRow {
+    /// The columns of the decisions table, in the terminal and in the report.
+    pub const HEAD: [&'static str; 9] =
+        ["game", "scenario", "policy set", "question", "decision", "at seeds", "played", "low", "high"];
+
+    /// Its cells in the decisions table (bounds with three decimals, empty when there is none).
+    pub fn cells(&self) -> [String; 9] {
+        let bound = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:.3}"));
+        [
+            self.game.clone(),
+            self.scenario.clone(),
+            self.policy_set.clone(),
+            self.question.as_str().into(),
+            self.decision.as_str().into(),
+            self.decided_at.to_string(),
+            self.played.to_string(),
+            bound(self.interval_low),
+            bound(self.interval_high),
+        ]
+    }
+}
+
 impl StopReport {
     /// The report of a finished run.
     pub fn of(run: &Stopping) -> StopReport {
@@ -96,26 +118,8 @@ impl StopReport {
     /// The decisions table.
     pub fn table(&self) -> String {
         use Align::{Left as L, Right as R};
-        let head = ["game", "scenario", "policy set", "question", "decision", "at seeds", "played", "low", "high"];
-        let bound = |x: Option<f64>| x.map_or(String::new(), |x| format!("{x:.3}"));
-        let rows: Vec<[String; 9]> = self
-            .rows
-            .iter()
-            .map(|r| {
-                [
-                    r.game.clone(),
-                    r.scenario.clone(),
-                    r.policy_set.clone(),
-                    r.question.as_str().into(),
-                    r.decision.as_str().into(),
-                    r.decided_at.to_string(),
-                    r.played.to_string(),
-                    bound(r.interval_low),
-                    bound(r.interval_high),
-                ]
-            })
-            .collect();
-        render(&head, &[L, L, L, L, L, R, R, R, R], &rows)
+        let rows: Vec<[String; 9]> = self.rows.iter().map(DecisionRow::cells).collect();
+        render(&DecisionRow::HEAD, &[L, L, L, L, L, R, R, R, R], &rows)
     }
 
     /// The episodes line: a function of the results alone.

@@ -72,11 +72,7 @@ impl Quiet {
             quiet.as_secs(),
             p.describe_missing()
         );
-        if p.bar.is_hidden() {
-            tracing::info!("{line}");
-        } else {
-            p.bar.println(line);
-        }
+        crate::progress::say(p.bar, line);
     }
 }
 

@@ -176,11 +176,7 @@ impl Reader {
                 quiet.as_secs(),
                 round.describe_missing()
             );
-            if round.bar.is_hidden() {
-                tracing::info!("{line}");
-            } else {
-                round.bar.println(line);
-            }
+            crate::progress::say(round.bar, line);
         }
         Ok(())
     }
