@@ -83,7 +83,7 @@ pub fn play(
     let records_out = sweep.cells.iter().any(|c| c.collect == Collect::Records);
     let cells_path = cell_table::summary_path(&sweep, out);
     // Refused before anything is played, as a records file of an unknown format is.
-    crate::records::Format::of(&cells_path)?;
+    crate::records::AnyFormat::of(&cells_path)?;
     let mut writer = match records_out {
         true => {
             Some(RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?)
@@ -168,7 +168,7 @@ fn play_stopping(sweep: &Sweep, out: &Path, threads: usize, progress: bool) -> a
     let mut stopping = Stopping::new(sweep).expect("a sweep with [stop] has a plan");
     let records_out = sweep.cells.iter().any(|c| c.collect == Collect::Records);
     let cells_path = cell_table::summary_path(sweep, out);
-    crate::records::Format::of(&cells_path)?;
+    crate::records::AnyFormat::of(&cells_path)?;
     let mut writer = match records_out {
         true => {
             Some(RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?)

@@ -7,9 +7,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+use super::any_format::AnyFormat;
 use super::cells::{self, CellRow};
 use super::error::ImportError;
-use super::format::Format;
 use super::reader;
 use super::row::Row;
 
@@ -36,7 +36,7 @@ impl Input {
                 }
                 files.extend(shards);
             } else {
-                Format::of(path)?;
+                AnyFormat::of(path)?;
                 files.push(path.clone());
             }
         }
@@ -125,7 +125,7 @@ fn shards_in(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(ioerr)? {
         let path = entry.map_err(ioerr)?.path();
-        if path.is_file() && Format::of(&path).is_ok() {
+        if path.is_file() && AnyFormat::of(&path).is_ok() {
             files.push(path);
         }
     }

@@ -3,7 +3,16 @@
 //!
 //! Every command that writes records (`run`, `watch`, `results`) goes through [`RecordWriter`];
 //! every command that reads them (`summary`, `rank`, `report`, `compare`, a resumed `watch`) goes
-//! through [`Input`] and [`for_each_row`], so a format is added or changed here and nowhere else.
+//! through [`Input`], [`scan`] and [`for_each_row`].
+//!
+//! # One home per format
+//!
+//! A format is a module implementing [`format::Format`] ([`jsonl`], [`csv`], [`msgpack`],
+//! [`parquet`]): its row encoder, its row-at-a-time reader, its block decoders for the parallel
+//! reader and its summary-file I/O, all in its folder. [`AnyFormat`], chosen by a file's
+//! extension, dispatches to them and is the only code that matches on a format; every other
+//! module (writer, reader, cells, resume, scan) asks [`AnyFormat`]. A fifth format is a folder
+//! beside the four and a variant of [`AnyFormat`].
 //!
 //! # Layout
 //!
@@ -15,28 +24,30 @@
 //!
 //! 0. [`row`]: [`RowRef`] (what writers serialise, borrowed from a `JobResult`), [`Row`] (what
 //!    readers produce), the column names. [`error`]: [`ExportError`], [`ImportError`].
-//! 1. [`format`]: [`Format`], chosen by a file's extension.
-//! 2. [`encoder`]: [`RowEncoder`], rows to the bytes of the line formats, on any thread.
-//!    [`parquet`]: the Parquet schema, column buffers, streaming writer and reader.
-//! 3. [`writer`]: [`RecordWriter`], a file of any format. [`reader`]: [`for_each_row`], any
-//!    format back into [`Row`]s.
-//!    [`cells`]: summary files, one row per cell (a sweep that collects summaries).
-//! 4. [`cell_decision`]: a stopping sweep's decision columns of a summary file.
-//!    [`input`]: [`Input`], the files and directories of shards an analysis command reads as
-//!    one table.
-//!    [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
-//! 5. [`scan`]: the parallel reader of the analysis commands (`summary` so far): only the
-//!    columns a command needs, on every core, into mergeable accumulators.
-//!
-//! A new kind of row belongs in layer 0 beside [`row`], a new reader of the same files in layer
-//! 3 beside [`reader`].
+//!    [`cell_row`] (with [`cell_decision`]): a summary file's row and its flat columns.
+//!    `scan/block.rs`: what the block decoders share.
+//! 1. `scan/blocks.rs`: the block reader of the line formats, generic over a format's
+//!    cutter and decoder. [`format`]: the [`format::Format`] trait.
+//! 2. [`jsonl`], [`csv`], [`msgpack`], [`parquet`]: one implementation each.
+//! 3. [`AnyFormat`]: the format of a file, by extension.
+//! 4. [`encoder`]: [`RowEncoder`], rows to bytes on any thread. [`writer`]: [`RecordWriter`].
+//!    [`reader`]: [`for_each_row`]. [`cells`]: summary files.
+//! 5. [`input`]: [`Input`], the files and directories of shards an analysis command reads as
+//!    one table. [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
+//!    [`scan`]: the parallel reader of the analysis commands: only the columns a command
+//!    needs, on every core, into mergeable accumulators.
 
+pub mod any_format;
 pub mod cell_decision;
+pub mod cell_row;
 pub mod cells;
+pub mod csv;
 pub mod encoder;
 pub mod error;
 pub mod format;
 pub mod input;
+pub mod jsonl;
+pub mod msgpack;
 pub mod parquet;
 pub mod reader;
 pub mod resume;
@@ -47,6 +58,7 @@ pub mod writer;
 #[cfg(test)]
 mod tests;
 
+pub use any_format::AnyFormat;
 pub use encoder::RowEncoder;
 pub use error::{ExportError, ImportError};
 pub use format::Format;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 
+use super::any_format::AnyFormat;
 use super::error::{ExportError, ImportError};
 use super::format::Format;
 use super::reader::for_each_row;
@@ -48,8 +49,8 @@ impl Resume {
 /// with fewer rows than `expected(job)`, are removed (their result was never acknowledged, so it
 /// will be delivered again).
 pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, ImportError> {
-    if Format::of(path)? == Format::Parquet {
-        // Its offsets are row numbers, not bytes: cutting the file would destroy it.
+    if !AnyFormat::of(path)?.appendable() {
+        // Parquet: its offsets are row numbers, not bytes; cutting the file would destroy it.
         return Err(ExportError::NotAppendable.into());
     }
     let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// A module's path: `["records", "scan", "chunks"]`.
+/// A module's path: `["records", "scan", "blocks"]`.
 type ModPath = Vec<String>;
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
@@ -243,9 +243,11 @@ fn records_has_no_import_cycle() {
     let g = graph(&sources);
     assert!(g.undeclared.is_empty(), "files no module declares: {:?}", g.undeclared);
     // The walk found the folders' files, and the parser their imports.
-    let chunks: ModPath = ["records", "scan", "chunks"].map(String::from).to_vec();
-    let scan = &chunks[..2];
-    assert!(g.edges[&chunks].iter().any(|m| m.len() == 3 && m.starts_with(scan)), "chunks imports its siblings");
+    let blocks: ModPath = ["records", "scan", "blocks"].map(String::from).to_vec();
+    let scan = &blocks[..2];
+    assert!(g.edges[&blocks].iter().any(|m| m.len() == 3 && m.starts_with(scan)), "blocks imports its sibling");
+    let csv: ModPath = ["records", "csv"].map(String::from).to_vec();
+    assert!(g.edges[&csv].contains(&blocks), "a format's face imports the block reader");
     if let Some(c) = cycle(&g) {
         panic!("an import cycle in records/: {}", c.iter().map(|m| show(m)).collect::<Vec<_>>().join(" → "));
     }
@@ -289,4 +291,32 @@ fn the_check_sees_imports_and_cycles() {
     let mut acyclic = sources.to_vec();
     acyclic[4].1 = "pub fn run() {}".into();
     assert_eq!(cycle(&graph(&acyclic)), None);
+}
+
+/// One home per format: the variants of `AnyFormat` are named only where it dispatches, so no
+/// other module of the coordinator matches on a format (each asks the `Format` trait).
+#[test]
+fn only_any_format_matches_on_a_format() {
+    fn walk(dir: &Path, out: &mut Vec<String>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("records/any_format.rs") {
+                let source = std::fs::read_to_string(&path).unwrap();
+                let code = source.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<String>();
+                let named =
+                    ["Jsonl", "Csv", "Msgpack", "Parquet"].iter().any(|v| code.contains(&format!("AnyFormat::{v}")));
+                if named {
+                    out.push(path.strip_prefix(SRC).unwrap().display().to_string());
+                }
+            }
+        }
+    }
+    let mut matching = Vec::new();
+    walk(Path::new(SRC), &mut matching);
+    matching.retain(|f| f != "records/tests.rs"); // this test's own strings
+    assert!(matching.is_empty(), "files naming a format's variant outside records/any_format.rs: {matching:?}");
+    let face = std::fs::read_to_string(Path::new(SRC).join("records/any_format.rs")).unwrap();
+    assert!(face.contains("AnyFormat::Parquet =>"), "the check reads the dispatch it guards");
 }

@@ -11,6 +11,7 @@ use std::path::Path;
 use simfleet::protocol::JobResult;
 use simfleet::GameKind;
 
+use super::any_format::AnyFormat;
 use super::encoder::RowEncoder;
 use super::error::ExportError;
 use super::format::Format;
@@ -36,23 +37,24 @@ pub struct RecordWriter {
 impl RecordWriter {
     /// Creates (truncates) `path`; `games` fixes the CSV stats columns.
     pub fn create(path: &Path, games: &[GameKind]) -> Result<RecordWriter, ExportError> {
-        let format = Format::of(path)?;
+        let format = AnyFormat::of(path)?;
         let file = File::create(path)?;
         RecordWriter::from_file(file, format, games, true)
     }
 
     /// Appends to an existing file of `format` (used by a resumed `watch`). No CSV header.
     pub fn append(path: &Path, games: &[GameKind]) -> Result<RecordWriter, ExportError> {
-        let format = Format::of(path)?;
-        if format == Format::Parquet {
+        let format = AnyFormat::of(path)?;
+        if !format.appendable() {
             return Err(ExportError::NotAppendable);
         }
         let file = std::fs::OpenOptions::new().append(true).open(path)?;
-        let header = format == Format::Csv && file.metadata()?.len() == 0;
+        // An empty file gets the format's header (CSV's; the others have none).
+        let header = file.metadata()?.len() == 0;
         RecordWriter::from_file(file, format, games, header)
     }
 
-    fn from_file(file: File, format: Format, games: &[GameKind], header: bool) -> Result<RecordWriter, ExportError> {
+    fn from_file(file: File, format: AnyFormat, games: &[GameKind], header: bool) -> Result<RecordWriter, ExportError> {
         let sink = match RowEncoder::new(format, stat_columns(games)) {
             Some(enc) => {
                 let mut out = BufWriter::with_capacity(1 << 20, file);

@@ -118,7 +118,7 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
     }
     let summaries = sweep.collects_summaries();
     let cells_path = cell_table::summary_path(&sweep, out);
-    crate::records::Format::of(&cells_path)?;
+    crate::records::AnyFormat::of(&cells_path)?;
     // Before the file is looked at: held until the file is complete, released if this dies.
     let _lock = super::output_lock::OutputLock::acquire(out)?;
     let resume = !summaries && std::fs::metadata(out)?.len() > 0;

@@ -42,7 +42,7 @@ pub(super) async fn watch(
     started: Instant,
 ) -> anyhow::Result<WatchReport> {
     let cells_path = cell_table::summary_path(&sweep, out);
-    crate::records::Format::of(&cells_path)?;
+    crate::records::AnyFormat::of(&cells_path)?;
     let _lock = super::super::output_lock::OutputLock::acquire(out)?;
     let (log, mut revision) = stop_log::read(fleet, id).await?;
     let logged = log.folds.len();

@@ -16,10 +16,14 @@
 //! - [`schema`]: column types, including the stats kinds inferred from the first row group.
 //! - [`columns`]: column buffers of one row group (values, definition and repetition levels).
 //! - [`writer`]: [`ParquetSink`], the streaming writer.
-//! - [`reader`]: reading a file back into rows.
+//! - [`reader`]: reading a file back into rows, row at a time.
+//! - [`scan`]: reading only the needed column chunks, row groups in parallel.
+//! - [`cells`]: summary files.
 
+pub mod cells;
 pub mod columns;
 pub mod reader;
+pub mod scan;
 pub mod schema;
 pub mod writer;
 
@@ -27,3 +31,82 @@ pub use writer::ParquetSink;
 
 #[cfg(test)]
 mod tests;
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::Path;
+
+use super::cell_row::CellRow;
+use super::error::{ExportError, ImportError};
+use super::format::Format;
+use super::row::{Row, RowRef};
+use super::scan::block::{Accumulate, Need};
+
+/// Apache Parquet.
+#[derive(Clone, Copy, Debug)]
+pub struct Parquet;
+
+impl Format for Parquet {
+    fn extension(self) -> &'static str {
+        "parquet"
+    }
+
+    fn appendable(self) -> bool {
+        false
+    }
+
+    fn encode_rows<'a>(
+        self,
+        _rows: impl IntoIterator<Item = RowRef<'a>>,
+        _stats: &[&'static str],
+        _out: &mut Vec<u8>,
+    ) -> Result<u64, ExportError> {
+        Err(ExportError::NotAppendable)
+    }
+
+    fn read_rows(
+        self,
+        path: &Path,
+        columns: Option<&[&str]>,
+        f: impl FnMut(u64, Row),
+    ) -> Result<Option<u64>, ImportError> {
+        reader::for_each_row(path, columns, f).map_err(|(row, message)| ImportError::Row {
+            path: path.display().to_string(),
+            row,
+            message,
+        })?;
+        Ok(None)
+    }
+
+    fn scan<A: Accumulate>(
+        self,
+        path: &Path,
+        need: Need,
+        threads: usize,
+        _block: usize,
+        each: &mut impl FnMut(A),
+    ) -> Result<bool, ImportError> {
+        scan::scan(path, need, threads.max(1), each)?;
+        Ok(false)
+    }
+
+    fn write_cells(self, file: File, rows: &[CellRow]) -> Result<(), ExportError> {
+        cells::write_parquet(file, rows)
+    }
+
+    fn read_cells(self, path: &Path) -> Result<Vec<CellRow>, ImportError> {
+        let name = path.display().to_string();
+        let file = File::open(path).map_err(|source| ImportError::Io { path: name.clone(), source })?;
+        cells::read_cells(file).map_err(|(row, message)| ImportError::Row { path: name, row: row as u64 + 1, message })
+    }
+
+    fn is_cell_file(self, path: &Path) -> Result<bool, ImportError> {
+        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let mut file = File::open(path).map_err(ioerr)?;
+        let mut magic = [0u8; 4];
+        if file.read_exact(&mut magic).is_err() {
+            return Ok(false);
+        }
+        Ok(cells::has_aggregate(File::open(path).map_err(ioerr)?))
+    }
+}

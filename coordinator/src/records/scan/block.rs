@@ -1,12 +1,9 @@
 //! The types every block decoder of the scan shares, in a module of their own below them all
 //! (so the decoders, the block cutter and the scan's face import them and not each other): what
 //! a command needs ([`Need`]) and accumulates ([`Accumulate`]), one row as handed over
-//! ([`ScanRow`]), a JSON line's needed fields ([`JsonRow`]), and how a block decoded
+//! ([`ScanRow`]), and how a block decoded
 //! ([`Decoded`], [`BlockError`]).
 
-use std::borrow::Cow;
-
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::records::row::Row;
@@ -105,34 +102,4 @@ pub struct Decoded {
 pub enum BlockError {
     Row(u64, String),
     Boundary,
-}
-
-/// The fields of a JSON line a scan reads; the parser skips the others.
-#[derive(Debug, Deserialize, PartialEq)]
-pub struct JsonRow<'a> {
-    #[serde(borrow)]
-    pub sweep: Cow<'a, str>,
-    #[serde(borrow)]
-    pub game: Cow<'a, str>,
-    #[serde(borrow)]
-    pub engine_version: Cow<'a, str>,
-    #[serde(borrow)]
-    pub scenario: Cow<'a, str>,
-    #[serde(borrow)]
-    pub policy_set: Cow<'a, str>,
-    #[serde(borrow)]
-    pub outcome: Cow<'a, str>,
-    #[serde(default)]
-    pub job: Option<u64>,
-    pub seed: u64,
-    pub length: u32,
-    pub team_reward: f64,
-    #[serde(default)]
-    pub stats: JsonStats,
-}
-
-#[derive(Debug, Default, Deserialize, PartialEq)]
-pub struct JsonStats {
-    #[serde(default)]
-    pub llm: Option<Value>,
 }

@@ -4,11 +4,13 @@
 //! accumulators in file order, so the result is the row-at-a-time one up to the rounding of the
 //! merges (counts exactly, moments by Chan et al.'s pairwise update).
 //!
-//! - Parquet ([`parquet`]): row groups in parallel; of each, only the projected column chunks;
+//! Each format decodes its own blocks ([`crate::records::format::Format::scan`]):
+//!
+//! - Parquet: row groups in parallel; of each, only the projected column chunks;
 //!   dictionary-encoded strings are read as dictionary indices and compared as such, so a row
 //!   costs no allocation and no string comparison.
-//! - MessagePack, JSON Lines, CSV ([`chunks`]): the file is read in blocks cut at record
-//!   boundaries and the blocks are decoded in parallel ([`msgpack`], [`lines`], [`json_line`]),
+//! - MessagePack, JSON Lines, CSV: the file is read in blocks cut at record boundaries and the
+//!   blocks are decoded in parallel ([`blocks`], with each format's cutter and decoders),
 //!   skipping the fields not needed without allocating them. Memory stays flat: a few blocks
 //!   are in flight.
 //!
@@ -21,25 +23,19 @@
 //! ([`super::reader`]) stays for `watch`'s resume and as the reference of the equality tests.
 
 pub mod block;
-mod chunks;
+pub mod blocks;
 mod episodes;
-mod json_line;
-mod lines;
-mod msgpack;
-mod parquet;
-mod whole;
 
-#[cfg(test)]
-mod json_line_tests;
 #[cfg(test)]
 pub(crate) mod tests;
 
 use std::path::PathBuf;
 
 pub use block::{Accumulate, Need, ScanRow};
-pub use chunks::BLOCK;
+pub use blocks::BLOCK;
 pub use episodes::{Episode, Episodes, Group};
 
+use super::any_format::AnyFormat;
 use super::error::ImportError;
 use super::format::Format;
 use super::input::Input;
@@ -53,7 +49,7 @@ pub fn threads() -> usize {
 /// `threads` threads. A partial trailing record of a file is skipped, and the files that had
 /// one are returned, as [`Input::for_each_row`] does.
 pub fn scan<A: Accumulate>(input: &Input, need: Need, threads: usize) -> Result<(A, Vec<PathBuf>), ImportError> {
-    scan_blocks(input, need, threads, chunks::BLOCK)
+    scan_blocks(input, need, threads, blocks::BLOCK)
 }
 
 /// [`scan`] with the line formats cut into blocks of `block` bytes (small in tests of other
@@ -84,14 +80,7 @@ pub fn scan_each<A: Accumulate>(
 ) -> Result<Vec<PathBuf>, ImportError> {
     let mut cut = Vec::new();
     for file in input.files() {
-        let partial = match Format::of(file)? {
-            Format::Parquet => {
-                parquet::scan(file, need, threads.max(1), &mut each)?;
-                false
-            }
-            format => chunks::scan(file, format, need, threads.max(1), block, &mut each)?,
-        };
-        if partial {
+        if AnyFormat::of(file)?.scan(file, need, threads, block, &mut each)? {
             cut.push(file.clone());
         }
     }

@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::block::{JsonRow, JsonStats};
+use super::json_row::{JsonRow, JsonStats};
 
 /// Deeper nesting of a skipped value is left to serde (which bounds what it builds at 128).
 const MAX_DEPTH: u32 = 64;

@@ -1,82 +1,58 @@
-//! Blocks of JSON Lines and CSV into [`ScanRow`]s. A JSON line's needed fields are found by a
-//! scan of its top-level keys ([`json_line`]), its strings borrowed and the other fields
-//! stepped over, not built; a line that scan cannot vouch for is parsed by `serde_json` into the
-//! same struct. A CSV record is split into one reused byte record and only the needed columns
-//! are parsed.
+//! Blocks of CSV: cut after a newline outside quotes (the quote parity is tracked from the
+//! block's start, itself a record start), decoded into [`ScanRow`]s (each record split into one
+//! reused byte record, only the needed columns parsed) or into whole rows ([`Need::whole`]).
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, BufRead, BufReader, Read};
+use std::path::Path;
 
 use serde_json::Value;
 
-use super::block::{Accumulate, BlockError, Decoded, JsonRow, Need, ScanRow};
-use super::json_line;
+use super::row::csv_row;
+use crate::records::scan::block::{Accumulate, BlockError, Decoded, Need, ScanRow};
+use crate::records::scan::blocks::{Blocks, Cutter};
 
-/// One JSON line's needed fields: by [`json_line::row`], or where it cannot vouch for the line
-/// by `serde_json`, whose error is then the line's (as [`jsonl`] reads each line).
-#[cfg(test)]
-pub(super) fn json_row(line: &[u8]) -> Result<JsonRow<'_>, serde_json::Error> {
-    match json_line::row(line) {
-        Some(r) => Ok(r),
-        None => serde_json::from_slice(line),
+/// CSV's [`Blocks`]: the needed columns, or whole rows by the header's names.
+pub(super) enum CsvBlocks {
+    Needed(CsvColumns),
+    Whole(csv::StringRecord),
+}
+
+impl CsvBlocks {
+    /// The decoder of the CSV file at `path`, for `need`, and the bytes read from `file` past
+    /// its header line.
+    pub(super) fn new(path: &Path, file: &mut File, need: Need) -> io::Result<(CsvBlocks, Vec<u8>)> {
+        let (columns, rest) = csv_header(file)?;
+        let blocks = match need.whole {
+            true => CsvBlocks::Whole(csv_headers(path)?),
+            false => CsvBlocks::Needed(columns),
+        };
+        Ok((blocks, rest))
     }
 }
 
-/// The JSON Lines `block`: whole lines, and on the `last` block perhaps a partial one (no
-/// final newline), which is skipped.
-pub(super) fn jsonl<A: Accumulate>(block: &[u8], last: bool, need: Need, acc: &mut A) -> Result<Decoded, BlockError> {
-    each_line(block, last, |rows, line| {
-        // Borrowed where it was built, not moved out (a row is some 250 bytes; moving it
-        // cost 5% of the read, measured).
-        let (fast, slow);
-        let r = match json_line::row(line) {
-            Some(r) => {
-                fast = r;
-                &fast
+impl Blocks for CsvBlocks {
+    fn cutter(&self) -> Cutter<'_> {
+        Box::new(|buf: &[u8]| {
+            let mut quoted = false;
+            let mut end = None;
+            for i in memchr::memchr2_iter(b'"', b'\n', buf) {
+                match buf[i] {
+                    b'"' => quoted = !quoted,
+                    _ if !quoted => end = Some(i + 1),
+                    _ => {}
+                }
             }
-            None => {
-                slow = serde_json::from_slice::<JsonRow<'_>>(line).map_err(|e| BlockError::Row(rows, e.to_string()))?;
-                &slow
-            }
-        };
-        acc.add(&ScanRow {
-            sweep: &r.sweep,
-            game: &r.game,
-            engine_version: &r.engine_version,
-            scenario: &r.scenario,
-            policy_set: &r.policy_set,
-            outcome: &r.outcome,
-            job: r.job,
-            seed: r.seed,
-            length: r.length,
-            team_reward: r.team_reward,
-            llm: if need.llm { r.stats.llm.as_ref() } else { None },
-            key: None,
-            outcome_key: None,
-        });
-        Ok(())
-    })
-}
-
-/// Calls `f` with each whole line of the JSON Lines `block` and its 1-based number in the
-/// block; a partial line ending the `last` block (no final newline) is skipped.
-pub(super) fn each_line(
-    block: &[u8],
-    last: bool,
-    mut f: impl FnMut(u64, &[u8]) -> Result<(), BlockError>,
-) -> Result<Decoded, BlockError> {
-    let mut rows = 0;
-    let mut rest = block;
-    while !rest.is_empty() {
-        let Some(end) = memchr::memchr(b'\n', rest) else {
-            debug_assert!(last, "only the last block ends without a newline");
-            return Ok(Decoded { rows, partial: true });
-        };
-        rows += 1;
-        f(rows, &rest[..end])?;
-        rest = &rest[end + 1..];
+            end
+        })
     }
-    Ok(Decoded { rows, partial: false })
+
+    fn decode<A: Accumulate>(&self, block: &[u8], last: bool, _need: Need, acc: &mut A) -> Result<Decoded, BlockError> {
+        match self {
+            CsvBlocks::Needed(columns) => needed(block, last, columns, acc),
+            CsvBlocks::Whole(headers) => whole(block, last, headers, acc),
+        }
+    }
 }
 
 /// Where the needed columns are in a CSV file's records.
@@ -99,7 +75,7 @@ pub(super) struct CsvColumns {
 
 /// Reads the header line of a CSV file; returns the needed columns' positions and the bytes
 /// read past the header.
-pub(super) fn csv_header(file: &mut File) -> io::Result<(CsvColumns, Vec<u8>)> {
+fn csv_header(file: &mut File) -> io::Result<(CsvColumns, Vec<u8>)> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 8192];
     let end = loop {
@@ -136,14 +112,9 @@ pub(super) fn csv_header(file: &mut File) -> io::Result<(CsvColumns, Vec<u8>)> {
     Ok((columns, buf.split_off(end)))
 }
 
-/// The CSV `block`: whole records, and on the `last` block perhaps a partial one after the
+/// The needed columns of the CSV `block`: whole records, and on the `last` block perhaps a partial one after the
 /// last newline, which is skipped.
-pub(super) fn csv<A: Accumulate>(
-    block: &[u8],
-    last: bool,
-    columns: &CsvColumns,
-    acc: &mut A,
-) -> Result<Decoded, BlockError> {
+fn needed<A: Accumulate>(block: &[u8], last: bool, columns: &CsvColumns, acc: &mut A) -> Result<Decoded, BlockError> {
     let complete = memchr::memrchr(b'\n', block).map_or(0, |i| i + 1);
     let partial = complete < block.len();
     debug_assert!(last || !partial, "only the last block ends without a newline");
@@ -205,4 +176,46 @@ pub(super) fn csv<A: Accumulate>(
 /// decimal forms our writer emits, serde_json for anything else.
 fn parse_f64(s: &str) -> Option<f64> {
     s.parse::<f64>().ok().filter(|_| !s.is_empty()).or_else(|| serde_json::from_str(s).ok())
+}
+
+/// The CSV `block` of a file whose header is `headers` (whole records; the `last` block may end
+/// in a partial one, without its newline, skipped).
+fn whole<A: Accumulate>(
+    block: &[u8],
+    last: bool,
+    headers: &csv::StringRecord,
+    acc: &mut A,
+) -> Result<Decoded, BlockError> {
+    let complete = match block.last() {
+        Some(b'\n') | None => block.len(),
+        Some(_) => {
+            debug_assert!(last, "only the last block ends without a newline");
+            memchr::memrchr(b'\n', block).map_or(0, |i| i + 1)
+        }
+    };
+    let mut rdr = csv::ReaderBuilder::new().has_headers(false).from_reader(&block[..complete]);
+    let mut rows = 0;
+    let mut rec = csv::StringRecord::new();
+    loop {
+        match rdr.read_record(&mut rec) {
+            Ok(false) => break,
+            Ok(true) => {
+                rows += 1;
+                let row = csv_row(headers, &rec).map_err(|m| BlockError::Row(rows, m))?;
+                acc.add_whole(row);
+            }
+            Err(e) => return Err(BlockError::Row(rows + 1, e.to_string())),
+        }
+    }
+    Ok(Decoded { rows, partial: complete < block.len() })
+}
+
+/// The header record of the CSV file at `path`.
+fn csv_headers(path: &Path) -> io::Result<csv::StringRecord> {
+    let mut line = Vec::new();
+    BufReader::new(File::open(path)?).read_until(b'\n', &mut line)?;
+    let mut rdr = csv::ReaderBuilder::new().has_headers(false).from_reader(&line[..]);
+    let mut head = csv::StringRecord::new();
+    rdr.read_record(&mut head).map_err(io::Error::other)?;
+    Ok(head)
 }

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::block::{Accumulate, BlockError, Decoded, Need, ScanRow};
+use crate::records::scan::block::{Accumulate, BlockError, Decoded, Need, ScanRow};
 
 /// Why the bytes at a position are not a record.
 enum Bad {

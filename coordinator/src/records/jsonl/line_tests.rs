@@ -1,13 +1,13 @@
-//! The hand-written JSON line scan ([`super::json_line`]) against `serde_json` (the reference):
+//! The hand-written JSON line scan ([`super::line`]) against `serde_json` (the reference):
 //! on every line the writer makes for all four games, and on hand-written lines with escapes,
 //! unicode, nested stats, odd numbers, reordered keys, whitespace and damage, the row read is
 //! serde's (the team reward bit for bit) or the error is serde's, word for word.
 
 use std::borrow::Cow;
 
-use super::block::JsonRow;
-use super::json_line;
-use super::lines::json_row;
+use super::decode::json_row;
+use super::json_row::JsonRow;
+use super::line as json_line;
 
 /// Field by field, the team reward by its bits (so -0.0 is not 0.0).
 fn assert_same_row(what: &str, got: &JsonRow<'_>, want: &JsonRow<'_>) {
@@ -58,7 +58,7 @@ fn line(policy_set: &str, team_reward: &str, stats: &str) -> String {
 #[test]
 fn every_written_line_of_every_game_is_read_as_serde_reads_it() {
     let dir = tempfile::tempdir().unwrap();
-    let files = super::tests::write_all(dir.path(), &super::tests::results());
+    let files = crate::records::scan::tests::write_all(dir.path(), &crate::records::scan::tests::results());
     let text = std::fs::read_to_string(&files[0]).unwrap();
     let mut llm = 0;
     for line in text.lines() {

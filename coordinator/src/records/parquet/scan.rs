@@ -20,8 +20,8 @@ use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::file::serialized_reader::SerializedFileReader;
 use serde_json::Value;
 
-use super::block::{Accumulate, Need, ScanRow};
 use crate::records::error::ImportError;
+use crate::records::scan::block::{Accumulate, Need, ScanRow};
 
 /// The positions of the needed columns in the file's schema.
 struct Columns {
@@ -70,8 +70,7 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
     let find = |col: &str| -> Result<usize, ImportError> {
         schema.columns().iter().position(|c| c.name() == col).ok_or_else(|| rowerr(0, format!("no column {col}")))
     };
-    let json_text =
-        crate::records::parquet::reader::json_columns(meta.file_metadata()).iter().any(|c| c == "stats.llm");
+    let json_text = super::reader::json_columns(meta.file_metadata()).iter().any(|c| c == "stats.llm");
     let llm = schema
         .columns()
         .iter()
@@ -86,7 +85,7 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
         length: find("length")?,
         team_reward: find("team_reward")?,
         llm,
-        whole: need.whole.then(|| crate::records::parquet::reader::json_columns(meta.file_metadata())),
+        whole: need.whole.then(|| super::reader::json_columns(meta.file_metadata())),
     };
     let groups = reader.num_row_groups();
     let mut first_row = Vec::with_capacity(groups);
@@ -175,7 +174,7 @@ fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Resul
         for (i, record) in rows.enumerate() {
             let n = i as u64 + 1;
             let record = record.map_err(|e| (n, e.to_string()))?;
-            acc.add_whole(crate::records::parquet::reader::row_of(&record, json_columns).map_err(|e| (n, e))?);
+            acc.add_whole(super::reader::row_of(&record, json_columns).map_err(|e| (n, e))?);
         }
         return Ok(acc);
     }
