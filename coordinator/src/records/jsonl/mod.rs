@@ -3,6 +3,7 @@
 //! row-at-a-time reader, its block decoders ([`decode`], with the hand-written line scan of
 //! [`line`]) and its summary-file I/O.
 
+mod cursor;
 mod decode;
 mod json_row;
 mod line;
