@@ -4,8 +4,8 @@
 //! # Layout
 //!
 //! - [`commands`]: one module per subcommand (`run`, `summary`, `replay`, `submit`, `watch`,
-//!   `status`, `results`, `cancel`, `setup`, `list`, `rank`, `compare`, `report`, `records`,
-//!   `arena`), each with its clap arguments and its `run`. `main.rs` parses the flags, sets up
+//!   `status`, `results`, `cancel`, `priority`, `setup`, `list`, `rank`, `compare`, `report`,
+//!   `records`, `arena`), each with its clap arguments and its `run`. `main.rs` parses the flags, sets up
 //!   logging and dispatches to them; everything below is a library the commands call.
 //! - [`sweep`]: sweep files (errors name the line and field), the sweep id, the job expansion.
 //! - [`embedded`]: the in-process mode on all cores (`coordinator run`).
