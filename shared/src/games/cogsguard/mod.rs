@@ -5,14 +5,15 @@
 //!
 //! - `types.rs`: vocabulary (elements, gear, cell kinds, alignments, action ids).
 //! - `layout.rs`, `ascii.rs`, `mapgen.rs`: maps before play (ASCII format §4.5, generator §4.2–4.4).
-//! - `state.rs`: the world (grid, objects, agents, pool, counters); `rules.rs`: moves, bumps,
-//!   caps (§5–§7); `tick.rs`: the tick order, regen and auras (§8–§9); `clips.rs`: clips events
-//!   and their schedule (§10); `events.rs`: replay events.
+//! - `state.rs`: the world (grid, objects, agents, pool, counters), `agent.rs` one agent's body
+//!   and caps; `rules.rs`: moves, bumps, caps (§5–§7); `tick.rs`: the tick order, regen and
+//!   auras (§8–§9); `clips.rs`: clips events and their schedule (§10); `events.rs`: replay events.
 //! - `obs.rs`: the observation (§12); `record.rs`: the episode record and trajectory hash (§14);
 //!   `replay.rs`: the JSON replay; `scenario.rs`: named scenarios and overrides (§2).
 //! - `policies/`: the policy enum, `noop` and `random`; `pinky/`: the Pinky policy (§13.3–13.11).
 //! - `episode.rs`: [`Cogsguard`], the prepared job that plays episodes.
 
+pub mod agent;
 pub mod ascii;
 pub mod clips;
 pub mod episode;
