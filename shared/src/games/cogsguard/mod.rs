@@ -39,7 +39,7 @@ pub use obs::Observation;
 pub use scenario::{metric_label, Scenario};
 pub use state::World;
 
-use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind};
+use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind, LlmDecisions};
 use crate::protocol::JobError;
 use crate::spec::Spec;
 use crate::RunEnv;
@@ -70,6 +70,7 @@ impl Game for Cogsguard {
             agent_reward: &[0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
         },
         summary_scale: 4,
+        llm_decisions: LlmDecisions::fixed(5.0),
     };
 
     fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<Self, JobError> {
