@@ -13,7 +13,8 @@
 //! - [`records`]: results files: the exported row, the formats (JSON Lines, CSV, MessagePack,
 //!   Parquet), writing and reading them.
 //! - [`cell_order`]: the one order of cells in every table and file: the sweep's.
-//! - [`cell_table`]: a sweep's results merged per cell in job order (summary sweeps).
+//! - [`cell_table`]: a sweep's results merged per cell in job order (summary sweeps);
+//!   [`cells_of_records`]: the same rows rebuilt from records files (`summary --out`).
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
 //! - [`compare`]: paired comparisons with a baseline on shared seeds (common random numbers).
 //! - [`stop`]: sweeps that stop each cell when its answer is decided (`[stop]`).
@@ -28,6 +29,7 @@
 pub mod arena;
 pub mod cell_order;
 pub mod cell_table;
+pub mod cells_of_records;
 pub mod commands;
 pub mod compare;
 pub mod embedded;

@@ -14,6 +14,7 @@
 //! `REFRESH`), reads each one's class and share from its KV entry, and pulls without
 //! waiting from the sweeps the schedule names. Only when no sweep has a job waiting does it
 //! wait on a pull, on the sweep the schedule would serve first, as the single consumer did.
+//! On shutdown the loop drains (`drain.rs`).
 //!
 //! Errors from the server (an outage, a deleted consumer, a leader change, a lost cluster
 //! quorum) are logged and retried with backoff, binding to the topology again (`readiness`
@@ -25,7 +26,6 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_nats::jetstream::consumer::pull::Batch;
 use async_nats::jetstream::stream::Stream;
 use async_nats::jetstream::{Context, Message};
 use futures::StreamExt;
@@ -39,6 +39,9 @@ use crate::job::{self, JobContext, Stage};
 use crate::readiness::{self, log_pull_failure};
 use crate::schedule::{IntakeSlot, Schedule};
 use simfleet::nats::TopologyConfig;
+
+mod drain;
+use drain::give_back;
 
 /// How long a pull waits on the server when no sweep has a job waiting. Short enough that a
 /// pull lost in a server restart is replaced soon (the client gives up 5 s after this) and that
@@ -59,10 +62,6 @@ const IDLE_LOOK_FOR: Duration = Duration::from_secs(10);
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Backoff after a failed pull: from the first to the last value, doubling.
 const BACKOFF: (Duration, Duration) = (Duration::from_millis(100), Duration::from_secs(5));
-/// After the drain timeout, how long aborted jobs get to send their NAKs.
-const ABORT_GRACE: Duration = Duration::from_secs(5);
-/// How long the final flush of a drain waits for the server.
-const FLUSH_TIMEOUT: Duration = Duration::from_secs(1);
 
 /// The pull loop and its jobs in flight.
 pub(crate) struct Intake {
@@ -309,41 +308,6 @@ impl Intake {
         let hold = sweep_of_job_subject(&msg.subject).and_then(|s| self.schedule.hold(s));
         tasks.spawn(job::handle(Arc::clone(&self.jobs), msg, stage.clone(), IntakeSlot::new(hold, permit)));
     }
-
-    /// Gives queued jobs back at once, waits for jobs in flight up to the drain timeout, then
-    /// gives the rest back.
-    async fn drain(&self, mut tasks: JoinSet<()>, stage: watch::Sender<Stage>) {
-        let _ = stage.send(Stage::Draining);
-        let in_flight = tasks.len();
-        tracing::info!(
-            in_flight,
-            drain_timeout_seconds = self.drain_timeout.as_secs(),
-            "stopping: no more pulls; draining"
-        );
-        let all_done = async { while tasks.join_next().await.is_some() {} };
-        if tokio::time::timeout(self.drain_timeout, all_done).await.is_err() {
-            tracing::warn!(unfinished = tasks.len(), "drain timeout: giving unfinished jobs back");
-            let _ = stage.send(Stage::Aborting);
-            let naks_sent = async { while tasks.join_next().await.is_some() {} };
-            if tokio::time::timeout(ABORT_GRACE, naks_sent).await.is_err() {
-                tracing::warn!("some jobs could not be given back; they return after the ack wait");
-            }
-        }
-        // Only to a server we are connected to: a flush waits for the connection, and a worker
-        // whose server is gone has nothing left to send that would matter (its jobs come back
-        // after their ack wait).
-        let client = self.js.client();
-        if client.connection_state() == async_nats::connection::State::Connected {
-            match tokio::time::timeout(FLUSH_TIMEOUT, client.flush()).await {
-                Ok(Err(e)) => tracing::warn!(error = %e, "final flush failed"),
-                Err(_) => tracing::warn!("final flush timed out"),
-                Ok(Ok(())) => {}
-            }
-        } else {
-            tracing::warn!("not connected to a server: nothing more to send");
-        }
-        tracing::info!("drained");
-    }
 }
 
 /// How a pull without waiting went wrong.
@@ -367,23 +331,6 @@ async fn fetch(consumer: async_nats::jetstream::consumer::PullConsumer, n: usize
         }
     }
     Ok(msgs)
-}
-
-/// NAKs (without delay) every job still arriving on a pull we no longer want. Without a
-/// connection nothing can arrive, and nothing could be given back: done at once.
-async fn give_back(mut batch: Batch, client: async_nats::Client) {
-    if client.connection_state() != async_nats::connection::State::Connected {
-        return;
-    }
-    let rest = async {
-        while let Some(next) = batch.next().await {
-            if let Ok(msg) = next {
-                job::nak(&msg, None).await;
-            }
-        }
-    };
-    // The pull ends by itself after its expiry; do not wait for the client's extra grace.
-    let _ = tokio::time::timeout(PULL_EXPIRY + Duration::from_secs(1), rest).await;
 }
 
 /// `work`, unless shutdown comes first. Only for requests that deliver no job (binding, listing

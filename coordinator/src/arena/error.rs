@@ -1,6 +1,7 @@
 //! [`ApiError`]: a refused request as an HTTP response, `{"error": {"kind", "message"}}` with the
-//! §6 status. Kinds, statuses and messages come from the rules' [`TrolleyError`]; only bad query
-//! strings get a message of their own (their kind is still `malformed_body`, the one 422 kind).
+//! §6 status. Kinds and messages come from the rules' [`TrolleyError`], the status of each kind
+//! from [`status_of`] here; only bad query strings get a message of their own (their kind is
+//! still `malformed_body`, the one 422 kind).
 
 use std::fmt::Display;
 
@@ -30,9 +31,16 @@ impl ApiError {
     }
 }
 
-fn status_of(e: &TrolleyError) -> StatusCode {
-    // Every §6 status is a valid status code; 500 would only show a bug in that table.
-    StatusCode::from_u16(e.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+/// The §6 HTTP status of a refusal: 404 for what does not resolve, 422 for a malformed body,
+/// 401 for a token, 503 for a full arena, 400 for every rule the request broke.
+pub fn status_of(e: &TrolleyError) -> StatusCode {
+    match e {
+        TrolleyError::GameNotFound | TrolleyError::RoundNotFound | TrolleyError::AgentNotFound => StatusCode::NOT_FOUND,
+        TrolleyError::MalformedBody(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        TrolleyError::Unauthorized => StatusCode::UNAUTHORIZED,
+        TrolleyError::TooManyGames => StatusCode::SERVICE_UNAVAILABLE,
+        _ => StatusCode::BAD_REQUEST,
+    }
 }
 
 impl From<TrolleyError> for ApiError {
@@ -49,3 +57,27 @@ impl IntoResponse for ApiError {
 
 /// What handlers return.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_has_its_section_6_status() {
+        for (e, status) in [
+            (TrolleyError::GameNotFound, 404),
+            (TrolleyError::RoundNotFound, 404),
+            (TrolleyError::AgentNotFound, 404),
+            (TrolleyError::MalformedBody("x".into()), 422),
+            (TrolleyError::Unauthorized, 401),
+            (TrolleyError::TooManyGames, 503),
+            (TrolleyError::NameTaken, 400),
+            (TrolleyError::InvalidAction("jump".into()), 400),
+            (TrolleyError::InvalidConfig { field: "min_agents", reason: "x".into() }, 400),
+        ] {
+            assert_eq!(status_of(&e).as_u16(), status, "{}", e.kind());
+            assert_eq!(ApiError::from(e).into_response().status().as_u16(), status);
+        }
+        assert_eq!(ApiError::bad_query("x").into_response().status(), StatusCode::UNPROCESSABLE_ENTITY);
+    }
+}

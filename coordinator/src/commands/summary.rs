@@ -8,12 +8,12 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::cell_table;
 use crate::records::scan::{self, Need};
 use crate::records::{cells, Input};
 use crate::stop::decisions::{self, Decisions};
 use crate::summary::{Summary, SummaryScan};
 use crate::sweep::Sweep;
+use crate::{cell_table, cells_of_records};
 
 /// Print the summary table of results files (.jsonl, .csv, .msgpack or .parquet; records, or
 /// the cell rows of a sweep that collected summaries): per game, scenario and policy set, the
@@ -55,8 +55,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         let mut rows = match (input.is_cells(), &args.sweep) {
             (true, _) => input.read_cells()?,
-            (false, None) => cell_table::rows_of_records(&input)?,
-            (false, Some(path)) => cell_table::rows_of_records_as(&input, &Sweep::load(path)?)?,
+            (false, None) => cells_of_records::rows_of_records(&input)?,
+            (false, Some(path)) => cells_of_records::rows_of_records_as(&input, &Sweep::load(path)?)?,
         };
         // A summary file read back keeps the decisions it carries unless a stop file says again.
         if let Some(d) = Decisions::find(&args.files, &args.stop)? {

@@ -15,7 +15,7 @@
 //! - `pairs` (test code): per-seed values of every cell, read from a results file of any format
 //!   row at a time, and the comparisons of them: the reference of the equality tests.
 //! - [`pairing`]: the same comparisons from two parallel reads, keeping per seed only the
-//!   baseline's values and one bit per cell: what `compare` and `report` use.
+//!   baseline's values and one bit per cell (`seeds`): what `compare` and `report` use.
 //! - [`cells`]: the same comparisons from a summary file's paired differences.
 //! - [`table`]: the terminal table and the CSV / JSON export.
 //! - [`decided`]: a stopping sweep's decisions of the comparisons it asked.
@@ -26,6 +26,7 @@ pub mod paired;
 pub mod pairing;
 #[cfg(test)]
 pub mod pairs;
+mod seeds;
 pub mod stats;
 pub mod table;
 

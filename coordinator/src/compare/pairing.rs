@@ -13,90 +13,21 @@
 //! order (every file `run` and `watch` write: a job's seeds ascend, and a file holds its jobs in
 //! order), otherwise equal to rounding (1e-15 relative).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::path::PathBuf;
 
 use indexmap::{IndexMap, IndexSet};
 use simfleet::GameKind;
 
 use super::paired::PairedSums;
+use super::seeds::{SeedSet, SeedValues};
 use super::{CompareError, Comparison, Comparisons};
 use crate::cell_order::{self, Place};
 use crate::records::scan::{self, Episodes, Need};
 use crate::records::Input;
 use crate::summary::MixedVersions;
 
-/// What pairing keeps of an episode: team reward, and whether the outcome is the game's win.
-type Value = (f64, bool);
-
 /// (game, scenario).
 type GroupKey = (String, String);
-
-/// Seeds hashed by one multiplication (Fibonacci hashing): they are integers that mostly come
-/// in runs, not chosen by an adversary, and SipHash cost more than the rest of the pairing.
-#[derive(Default)]
-struct SeedHasher(u64);
-
-impl Hasher for SeedHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-    }
-}
-
-/// A map keyed by seeds (or seed words).
-type SeedMap<V> = HashMap<u64, V, BuildHasherDefault<SeedHasher>>;
-
-/// 64 consecutive seeds' values: which are present, which were wins, and the rewards.
-struct Chunk {
-    present: u64,
-    wins: u64,
-    rewards: [f64; 64],
-}
-
-/// A policy set's values by seed in one (game, scenario), the first episode of each seed: in
-/// chunks of 64 consecutive seeds, about 8 bytes a seed when the seeds come in ranges, as a
-/// sweep's do.
-#[derive(Default)]
-struct SeedValues {
-    chunks: SeedMap<Chunk>,
-}
-
-impl SeedValues {
-    /// Keeps `value` for `seed` unless the seed has one.
-    fn insert_first(&mut self, seed: u64, (reward, win): Value) {
-        let chunk = self.chunks.entry(seed >> 6).or_insert_with(|| Chunk { present: 0, wins: 0, rewards: [0.0; 64] });
-        let bit = 1u64 << (seed & 63);
-        if chunk.present & bit == 0 {
-            chunk.present |= bit;
-            chunk.wins |= if win { bit } else { 0 };
-            chunk.rewards[(seed & 63) as usize] = reward;
-        }
-    }
-
-    fn get(&self, seed: u64) -> Option<Value> {
-        let chunk = self.chunks.get(&(seed >> 6))?;
-        let bit = 1u64 << (seed & 63);
-        (chunk.present & bit != 0).then(|| (chunk.rewards[(seed & 63) as usize], chunk.wins & bit != 0))
-    }
-}
-
-impl std::fmt::Debug for SeedValues {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let seeds: u32 = self.chunks.values().map(|c| c.present.count_ones()).sum();
-        write!(f, "SeedValues({seeds} seeds)")
-    }
-}
 
 /// A candidate baseline's values in each (game, scenario).
 type GroupValues = IndexMap<GroupKey, SeedValues>;
@@ -259,39 +190,6 @@ impl Baselines {
             episodes: 0,
             duplicates: 0,
         })
-    }
-}
-
-/// One bit per seed, in words of 64 consecutive seeds: a cell's seeds come in runs, so the word
-/// in use is kept aside and the map touched once per 64 seeds.
-#[derive(Debug, Default)]
-struct SeedSet {
-    words: SeedMap<u64>,
-    /// The word in use (its index and bits), not in `words` while it is in use.
-    current: Option<(u64, u64)>,
-    len: u64,
-}
-
-impl SeedSet {
-    /// Adds `seed`; false if it was there.
-    fn insert(&mut self, seed: u64) -> bool {
-        let (index, bit) = (seed >> 6, 1u64 << (seed & 63));
-        let bits = match &mut self.current {
-            Some((i, bits)) if *i == index => bits,
-            current => {
-                if let Some((i, bits)) = current.take() {
-                    self.words.insert(i, bits);
-                }
-                let bits = self.words.remove(&index).unwrap_or(0);
-                &mut current.insert((index, bits)).1
-            }
-        };
-        if *bits & bit != 0 {
-            return false;
-        }
-        *bits |= bit;
-        self.len += 1;
-        true
     }
 }
 

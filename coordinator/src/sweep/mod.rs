@@ -1,5 +1,6 @@
 //! Sweep files: parsing with errors that name the line and the field ([`parse`]), validation of
-//! every cell against the engines, the sweep id, and the expansion into jobs ([`expand`]).
+//! every cell against the engines ([`cells`]), the sweep id, and the expansion into jobs
+//! ([`expand`]).
 //!
 //! A sweep file (TOML) is a list of cell groups; each group is a cartesian product of scenarios,
 //! policy sets and seed chunks (the contract is docs/sweeps.md). Cells are (game, scenario,
@@ -19,6 +20,7 @@ use sha2::{Digest, Sha256};
 use simfleet::protocol::{Collect, Job, PolicySet, SeedRange, PROTOCOL_VERSION};
 use simfleet::GameKind;
 
+mod cells;
 mod class;
 mod expand;
 mod parse;

@@ -158,6 +158,31 @@ pub struct GameInfo {
     /// per-message cost. A constant, not a calibration, so that the expansion and the sweep id
     /// are the same on every machine.
     pub summary_scale: u64,
+    /// Decisions one `llm` seat makes per episode, about: what `run` and `submit` print before
+    /// playing and what a worker reserves against `llm_max_calls` ([`crate::llm::estimate`]).
+    pub llm_decisions: LlmDecisions,
+}
+
+/// Decisions one `llm` seat makes per episode, about: `fixed + per_agent × agents`, measured
+/// with the scripted fallback deciding.
+#[derive(Clone, Copy, Debug)]
+pub struct LlmDecisions {
+    /// Decisions whatever the number of agents.
+    pub fixed: f64,
+    /// Further decisions per agent of the episode.
+    pub per_agent: f64,
+}
+
+impl LlmDecisions {
+    /// About `decisions` per episode whatever the number of agents.
+    pub const fn fixed(decisions: f64) -> LlmDecisions {
+        LlmDecisions { fixed: decisions, per_agent: 0.0 }
+    }
+
+    /// The decisions of one seat in an episode of `agents` agents.
+    pub fn per_seat_episode(&self, agents: usize) -> f64 {
+        self.fixed + self.per_agent * agents as f64
+    }
 }
 
 /// One played episode: the record, and the JSON replay when it was asked for.

@@ -5,14 +5,10 @@
 use crate::protocol::Job;
 use crate::GameKind;
 
-/// Decisions one model seat makes per episode, about, by game and number of agents: measured
-/// with the scripted fallback deciding (20 seeds of each): deception 3.3 (`quick_4p1i`) and 4.8
-/// (`classic_5p1i`); trolley 7 (`trio_3p`) and 13 (`balanced_5p`), about 2.6 per agent.
+/// Decisions one model seat makes per episode, about, by game and number of agents: the game's
+/// [`crate::games::GameInfo::llm_decisions`].
 pub fn decisions_per_seat_episode(game: GameKind, agents: usize) -> f64 {
-    match game {
-        GameKind::Trolley => 2.6 * agents as f64,
-        _ => 5.0,
-    }
+    game.info().llm_decisions.per_seat_episode(agents)
 }
 
 /// The calls expected of `episodes` episodes of `game` played by the team `seats`: episodes ×

@@ -21,7 +21,7 @@
 //! A job's episodes are played by [`BucketBrigade`]: `prepare` validates the scenario and the
 //! team once, `play(seed, replay)` is then a pure function of the seed.
 
-use crate::games::{Buckets, Episode, Game, GameInfo, GameKind};
+use crate::games::{Buckets, Episode, Game, GameInfo, GameKind, LlmDecisions};
 use crate::protocol::JobError;
 use crate::spec::Spec;
 use crate::RunEnv;
@@ -144,6 +144,7 @@ impl Game for BucketBrigade {
             ],
         },
         summary_scale: 100,
+        llm_decisions: LlmDecisions::fixed(5.0),
     };
 
     /// Resolves the scenario (§2), checks the team size, then parses each seat's policy (§8.4).

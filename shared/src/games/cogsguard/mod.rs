@@ -5,14 +5,15 @@
 //!
 //! - `types.rs`: vocabulary (elements, gear, cell kinds, alignments, action ids).
 //! - `layout.rs`, `ascii.rs`, `mapgen.rs`: maps before play (ASCII format §4.5, generator §4.2–4.4).
-//! - `state.rs`: the world (grid, objects, agents, pool, counters); `rules.rs`: moves, bumps,
-//!   caps (§5–§7); `tick.rs`: the tick order, regen and auras (§8–§9); `clips.rs`: clips events
-//!   and their schedule (§10); `events.rs`: replay events.
+//! - `state.rs`: the world (grid, objects, agents, pool, counters), `agent.rs` one agent's body
+//!   and caps; `rules.rs`: moves, bumps, caps (§5–§7); `tick.rs`: the tick order, regen and
+//!   auras (§8–§9); `clips.rs`: clips events and their schedule (§10); `events.rs`: replay events.
 //! - `obs.rs`: the observation (§12); `record.rs`: the episode record and trajectory hash (§14);
 //!   `replay.rs`: the JSON replay; `scenario.rs`: named scenarios and overrides (§2).
 //! - `policies/`: the policy enum, `noop` and `random`; `pinky/`: the Pinky policy (§13.3–13.11).
 //! - `episode.rs`: [`Cogsguard`], the prepared job that plays episodes.
 
+pub mod agent;
 pub mod ascii;
 pub mod clips;
 pub mod episode;
@@ -38,7 +39,7 @@ pub use obs::Observation;
 pub use scenario::{metric_label, Scenario};
 pub use state::World;
 
-use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind};
+use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind, LlmDecisions};
 use crate::protocol::JobError;
 use crate::spec::Spec;
 use crate::RunEnv;
@@ -69,6 +70,7 @@ impl Game for Cogsguard {
             agent_reward: &[0.0, 0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0],
         },
         summary_scale: 4,
+        llm_decisions: LlmDecisions::fixed(5.0),
     };
 
     fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<Self, JobError> {

@@ -22,7 +22,7 @@
 
 use std::sync::Arc;
 
-use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind};
+use crate::games::{Buckets, Entry, Episode, Game, GameInfo, GameKind, LlmDecisions};
 use crate::protocol::JobError;
 use crate::seeding::Stream;
 use crate::spec::Spec;
@@ -127,6 +127,8 @@ impl Game for Deception {
             agent_reward: &[-1.0, 0.0, 1.0],
         },
         summary_scale: 50,
+        // Measured (20 seeds each): 3.3 in `quick_4p1i`, 4.8 in `classic_5p1i`.
+        llm_decisions: LlmDecisions::fixed(5.0),
     };
 
     fn prepare(scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<Self, JobError> {

@@ -1,8 +1,8 @@
 //! [`TrolleyError`]: every way a request can be refused (§6), one variant per kind.
 //!
 //! The rules module returns these and leaves the state unchanged; the arena maps each to its
-//! HTTP status and `{"error": {"kind", "message"}}` body with [`TrolleyError::kind`],
-//! [`TrolleyError::http_status`] and `Display`. The arena-only kinds (`game_not_found`,
+//! `{"error": {"kind", "message"}}` body with [`TrolleyError::kind`] and `Display`, and to its
+//! HTTP status itself (the engine knows no HTTP). The arena-only kinds (`game_not_found`,
 //! `malformed_body`, `unauthorized`, `too_many_games`) live here too, so the arena speaks one
 //! error type.
 
@@ -144,17 +144,6 @@ impl TrolleyError {
             TrolleyError::InvalidConfig { .. } => "invalid_config",
             TrolleyError::InvalidAction(_) => "invalid_action",
             TrolleyError::TooManyGames => "too_many_games",
-        }
-    }
-
-    /// The §6 HTTP status.
-    pub const fn http_status(&self) -> u16 {
-        match self {
-            TrolleyError::GameNotFound | TrolleyError::RoundNotFound | TrolleyError::AgentNotFound => 404,
-            TrolleyError::MalformedBody(_) => 422,
-            TrolleyError::Unauthorized => 401,
-            TrolleyError::TooManyGames => 503,
-            _ => 400,
         }
     }
 

@@ -1,0 +1,248 @@
+//! The cell rows of records files: what a summary sweep would have written, rebuilt from the
+//! records (`coordinator summary FILE... --out CELLS`), each cell's records aggregated per block
+//! on every core by the parallel reader and the blocks merged in file order.
+
+use std::collections::BTreeSet;
+
+use simfleet::aggregate::CellAggregate;
+use simfleet::GameKind;
+
+use crate::cell_order::Place;
+use crate::records::cells::CellRow;
+use crate::sweep::Sweep;
+
+/// The rows a summary sweep would have given, from records files
+/// (`coordinator summary FILE... --out CELLS`): the records are decoded whole and aggregated per
+/// block on every core by the parallel reader, and the blocks' aggregates merged in file order,
+/// as a summary sweep merges its jobs' (counts exactly, moments to rounding).
+pub fn rows_of_records(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
+    rows_of_records_blocks(input, crate::records::scan::BLOCK)
+}
+
+/// [`rows_of_records`] with the line formats read in blocks of `block` bytes.
+fn rows_of_records_blocks(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<CellRow>> {
+    Ok(cells_of_records(input, block)?.into_iter().map(|(row, _)| row).collect())
+}
+
+/// Every cell of records files with the job indexes of its records, in the sweep's order.
+fn cells_of_records(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<(CellRow, BTreeSet<u64>)>> {
+    use crate::records::scan::{self, Need};
+    let need = Need { whole: true, ..Need::default() };
+    // A partial trailing record is skipped; `summary` has warned of it already.
+    let (cells, _) = scan::scan_blocks::<CellsScan>(input, need, scan::threads(), block)?;
+    cells.rows_with_jobs()
+}
+
+/// The summary file `sweep`'s summary sweep (`collect = "summary"` for every cell) would have
+/// written, from records of `sweep` (`coordinator summary RECORDS --out CELLS --sweep SWEEP`):
+/// the summary sweep's id, each cell's count of the summary sweep's jobs whose seeds the records
+/// hold, the cells in the sweep's order. The aggregates are those of [`rows_of_records`].
+pub fn rows_of_records_as(input: &crate::records::Input, sweep: &Sweep) -> anyhow::Result<Vec<CellRow>> {
+    use simfleet::protocol::Collect;
+    let summary = sweep.clone().with_collect(Some(Collect::Summary));
+    let records = [sweep.clone(), sweep.clone().with_collect(Some(Collect::Records))];
+    let mut placed = Vec::new();
+    for (mut row, jobs) in cells_of_records(input, crate::records::scan::BLOCK)? {
+        let Some(played) = records.iter().find(|s| s.id == row.sweep) else {
+            anyhow::bail!(
+                "{input} holds records of sweep {}, not of the sweep file given (its records sweep is {})",
+                row.sweep,
+                records[1].id
+            );
+        };
+        let cell = summary
+            .cells
+            .iter()
+            .position(|c| {
+                c.game.as_str() == row.game && c.scenario == row.scenario && c.policy_set.name == row.policy_set
+            })
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "the sweep file has no cell ({}, {:?}, {}) of the records",
+                    row.game,
+                    row.scenario,
+                    row.policy_set
+                )
+            })?;
+        let seeds = |s: &Sweep, job: u64| s.job(job).map(|j| j.seeds.start..j.seeds.start + j.seeds.count);
+        let held: Vec<std::ops::Range<u64>> = jobs.iter().filter_map(|&j| seeds(played, j)).collect();
+        row.jobs = summary
+            .jobs_of_cell(cell)
+            .filter_map(|j| seeds(&summary, j))
+            .filter(|s| held.iter().any(|h| h.start < s.end && s.start < h.end))
+            .count() as u64;
+        row.sweep.clone_from(&summary.id);
+        placed.push((cell, row));
+    }
+    placed.sort_by_key(|(cell, _)| *cell);
+    Ok(placed.into_iter().map(|(_, row)| row).collect())
+}
+
+/// One cell's aggregate as records are read.
+#[derive(Debug)]
+struct CellAcc {
+    sweep: String,
+    engine_version: String,
+    jobs: BTreeSet<u64>,
+    aggregate: CellAggregate,
+}
+
+/// The cells of a block of records, first seen first: mergeable in file order.
+#[derive(Debug, Default)]
+struct CellsScan {
+    cells: indexmap::IndexMap<(String, String, String), CellAcc>,
+    bad: Option<String>,
+}
+
+impl CellsScan {
+    fn add_row(&mut self, row: crate::records::Row) {
+        if self.bad.is_some() {
+            return;
+        }
+        let game = match row.game.parse::<GameKind>() {
+            Ok(g) => g,
+            Err(e) => {
+                self.bad = Some(e.to_string());
+                return;
+            }
+        };
+        let key = (row.game.clone(), row.scenario.clone(), row.policy_set.clone());
+        let acc = self.cells.entry(key).or_insert_with(|| CellAcc {
+            sweep: row.sweep.clone(),
+            engine_version: row.engine_version.clone(),
+            jobs: Default::default(),
+            aggregate: CellAggregate::new(&game.info().buckets),
+        });
+        acc.jobs.insert(row.job);
+        let record = simfleet::EpisodeRecord {
+            seed: row.seed,
+            outcome: row.outcome,
+            length: row.length,
+            truncated: row.truncated,
+            team_reward: row.team_reward,
+            agent_rewards: row.agent_rewards,
+            trajectory_hash: row.trajectory_hash,
+            stats: row.stats.into(),
+        };
+        acc.aggregate.add(&record);
+    }
+
+    /// The rows with their records' job indexes, in the sweep's order (by first job).
+    fn rows_with_jobs(self) -> anyhow::Result<Vec<(CellRow, BTreeSet<u64>)>> {
+        if let Some(e) = self.bad {
+            anyhow::bail!(e);
+        }
+        let mut rows: Vec<_> = self
+            .cells
+            .into_iter()
+            .map(|((game, scenario, policy_set), a)| {
+                let row = CellRow::new(
+                    &a.sweep,
+                    &game,
+                    &a.engine_version,
+                    &scenario,
+                    &policy_set,
+                    a.jobs.len() as u64,
+                    a.aggregate,
+                );
+                (row, a.jobs)
+            })
+            .collect();
+        crate::cell_order::sort(&mut rows, |(_, jobs)| Place::of_job(jobs.first().copied()));
+        Ok(rows)
+    }
+}
+
+impl crate::records::scan::Accumulate for CellsScan {
+    fn add(&mut self, _: &crate::records::scan::ScanRow<'_>) {
+        debug_assert!(false, "cell aggregates need whole rows: scan with Need::whole");
+    }
+
+    fn add_whole(&mut self, row: crate::records::Row) {
+        self.add_row(row);
+    }
+
+    fn merge(&mut self, later: CellsScan) {
+        if self.bad.is_some() {
+            return;
+        }
+        if later.bad.is_some() {
+            self.bad = later.bad;
+            return;
+        }
+        for (key, acc) in later.cells {
+            match self.cells.get_mut(&key) {
+                Some(mine) => {
+                    mine.jobs.extend(acc.jobs);
+                    if let Err(e) = mine.aggregate.merge(&acc.aggregate) {
+                        self.bad = Some(e.to_string());
+                        return;
+                    }
+                }
+                None => {
+                    self.cells.insert(key, acc);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `a` and `b` (JSON of cell rows) equal, numbers to 1e-12 relative (or 1e-9 absolute, for
+    /// sums of squared deviations that are zero up to rounding).
+    fn close(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+        use serde_json::Value;
+        match (a, b) {
+            (Value::Number(x), Value::Number(y)) => {
+                let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                x == y || (x - y).abs() <= 1e-12 * x.abs().max(y.abs()) || (x - y).abs() <= 1e-9
+            }
+            (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| close(x, y)),
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|((kx, x), (ky, y))| kx == ky && close(x, y))
+            }
+            _ => a == b,
+        }
+    }
+
+    /// [`rows_of_records`] row at a time, one aggregate per cell: the reference of its equality
+    /// test.
+    fn rows_of_records_rows(input: &crate::records::Input) -> anyhow::Result<Vec<CellRow>> {
+        let mut cells = CellsScan::default();
+        input.for_each_row(|row| cells.add_row(row))?;
+        Ok(cells.rows_with_jobs()?.into_iter().map(|(row, _)| row).collect())
+    }
+
+    #[test]
+    fn parallel_cells_are_the_row_readers() {
+        use crate::report::reads_tests::{results, write_all};
+        let dir = tempfile::tempdir().unwrap();
+        let mut files = write_all(dir.path(), &results());
+        // A file cut in its last record: both skip it.
+        let jsonl = files.iter().find(|p| p.extension().is_some_and(|e| e == "jsonl")).unwrap().clone();
+        let bytes = std::fs::read(&jsonl).unwrap();
+        let cut = dir.path().join("cut.jsonl");
+        std::fs::write(&cut, &bytes[..bytes.len() - 9]).unwrap();
+        files.push(cut);
+        for path in &files {
+            let input = crate::records::Input::file(path).unwrap();
+            let want = rows_of_records_rows(&input).unwrap();
+            assert!(want.len() >= 12 && want.iter().all(|r| r.aggregate.episodes > 0), "{}", path.display());
+            for block in [700, 4096, crate::records::scan::BLOCK] {
+                let got = rows_of_records_blocks(&input, block).unwrap();
+                assert_eq!(got.len(), want.len());
+                for (g, w) in got.iter().zip(&want) {
+                    // Counts, outcomes, min and max exactly; means and squared deviations merged.
+                    assert_eq!(g.aggregate.episodes, w.aggregate.episodes);
+                    assert_eq!(g.aggregate.outcomes, w.aggregate.outcomes);
+                    assert_eq!(g.aggregate.histograms, w.aggregate.histograms);
+                    let (gj, wj) = (serde_json::to_value(g).unwrap(), serde_json::to_value(w).unwrap());
+                    assert!(close(&gj, &wj), "{} block {block}:\n{gj}\nvs\n{wj}", path.display());
+                }
+            }
+        }
+    }
+}
