@@ -2,8 +2,9 @@
 //! in blocks up to deterministic checkpoints and stops each cell when its questions are
 //! answered; the decisions, the seeds played and the output files are the same whatever the
 //! thread count, in both collect modes, and on a fleet (`submit --watch`) with a worker killed
-//! or the watch killed and started again; a `[stop]` the cells contradict is refused with the
-//! file, the line and the field.
+//! or the watch killed and started again; a stopping sweep cancelled mid-way ends with the
+//! decisions made so far; a `[stop]` the cells contradict is refused with the file, the line and
+//! the field.
 
 use std::path::Path;
 use std::time::Duration;
@@ -280,4 +281,56 @@ async fn a_watch_killed_and_restarted_checks_the_logged_looks_and_ends_as_run() 
     assert_eq!(code, 2, "{stdout}\n{stderr}");
     let says = format!("group {group}, checkpoint {checkpoint} (");
     assert!(stderr.contains(&says) && stderr.contains("logged 0000000000003039"), "{stderr}");
+}
+
+/// `cancel` of a stopping sweep mid-way, its fleet gone: the watch fails the round's missing
+/// jobs as `cancelled`, prints the decisions made so far and says the sweep was cancelled, and
+/// exits 1; the entry ends `cancelled` and no further round is published.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stopping_sweep_cancelled_mid_way_ends_with_the_decisions_made_so_far() {
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sweep = path(d, "stopping.toml");
+    // Each cell's mean asked to within ±0.01: no cell stops before its cap of 1,000,000 seeds, so
+    // the sweep is far from its end when the first look is logged, whatever the timing.
+    let text =
+        fleet_sweep().replace("count = 1000 }", "count = 1000000 }").replace("half_width = 2.0", "half_width = 0.01");
+    std::fs::write(&sweep, &text).unwrap();
+    let mut player = worker(&url);
+    let out = path(d, "fleet.csv");
+    let args = ["submit", &sweep, "--watch", "--out", &out, "--quiet", "--collect", "summary", "--nats-url", &url];
+    let mut submit = CoordinatorProcess::spawn(&args, &[]);
+    let id = Sweep::parse(&text, "stopping.toml").unwrap().with_collect(Some("summary".parse().unwrap())).id;
+    let js = jetstream(&url).await;
+    let kv = wait_until("the sweeps bucket", TIMEOUT, || async { js.get_key_value(SWEEPS_BUCKET).await.ok() }).await;
+    let key = stop_log::key(&id);
+    wait_until("a look logged", TIMEOUT, || async {
+        let log: serde_json::Value = serde_json::from_slice(&kv.get(&key).await.ok()??).ok()?;
+        (!log["folds"].as_array()?.is_empty()).then_some(())
+    })
+    .await;
+    // The one worker gone, the round in play stays unanswered until the cancel.
+    player.kill();
+    let (code, stdout, stderr) = coordinator(&["cancel", &id, "--nats-url", &url]).await;
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    assert!(stdout.contains(&format!("{id}: cancelled;")), "{stdout}");
+    let status = submit.wait_exit(TIMEOUT).await;
+    let (stdout, stderr) = (submit.stdout(), submit.stderr().join("\n"));
+    assert_eq!(status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains("the sweep was cancelled"), "{stdout}");
+    assert!(stdout.contains("\ngame ") && stdout.contains("\nstopping: "), "the decisions so far:\n{stdout}");
+    let failed: Vec<&str> = stdout.lines().filter(|l| l.starts_with("  job ")).collect();
+    assert!(!failed.is_empty(), "the round's missing jobs fail:\n{stdout}");
+    assert!(failed.iter().all(|l| l.ends_with("(cancelled)")), "{failed:?}");
+    let log = std::fs::read_to_string(path(d, "fleet.csv.failed.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), failed.len(), "{log}");
+    let entry: SweepEntry = serde_json::from_slice(&kv.get(&id).await.unwrap().expect("the sweep's entry")).unwrap();
+    assert_eq!(entry.status, SweepStatus::Cancelled);
+    assert!(entry.jobs_done < entry.jobs_total, "{entry:?}");
+    let logged: serde_json::Value = serde_json::from_slice(&kv.get(&key).await.unwrap().unwrap()).unwrap();
+    let stop = std::fs::read_to_string(path(d, "fleet.stop.json")).expect("the decisions so far in the stop file");
+    let stop: serde_json::Value = serde_json::from_str(&stop).unwrap();
+    assert_eq!(stop["log"]["folds"], logged["folds"], "the stop file holds the looks logged before the cancel");
 }
