@@ -49,13 +49,14 @@ impl RowEncoder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use simfleet::protocol::{Job, PolicySet, SeedRange};
     use simfleet::{run_job, GameKind, RunEnv, PROTOCOL_VERSION};
 
     use crate::records::RecordWriter;
 
-    fn result(game: &str, scenario: &str, seats: &[&str], start: u64) -> simfleet::JobResult {
+    /// The result of a 40-seed job of `game`, its seeds from `start`.
+    pub(crate) fn result(game: &str, scenario: &str, seats: &[&str], start: u64) -> simfleet::JobResult {
         let job = Job {
             protocol_version: PROTOCOL_VERSION,
             sweep: "enc-000000000000".into(),

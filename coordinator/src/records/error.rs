@@ -2,6 +2,7 @@
 //! 1-based row, so that a person can open the file at the place that is wrong.
 
 use std::io;
+use std::path::Path;
 
 /// Why writing records failed.
 #[derive(Debug, thiserror::Error)]
@@ -83,4 +84,16 @@ pub enum ImportError {
         /// A records file among the inputs.
         records: String,
     },
+}
+
+impl ImportError {
+    /// Reading `path` failed: for `map_err`.
+    pub fn io(path: &Path) -> impl Fn(io::Error) -> ImportError + Copy + '_ {
+        move |source| ImportError::Io { path: path.display().to_string(), source }
+    }
+
+    /// Row `row` (1-based) of `path` does not parse.
+    pub fn row(path: &Path, row: u64, message: impl ToString) -> ImportError {
+        ImportError::Row { path: path.display().to_string(), row, message: message.to_string() }
+    }
 }

@@ -121,7 +121,7 @@ impl fmt::Display for Input {
 /// The files of `dir` with a results extension, sorted by name; subdirectories and other files
 /// (a report beside its shards) are not read.
 fn shards_in(dir: &Path) -> Result<Vec<PathBuf>, ImportError> {
-    let ioerr = |source: std::io::Error| ImportError::Io { path: dir.display().to_string(), source };
+    let ioerr = ImportError::io(dir);
     let mut files = Vec::new();
     for entry in std::fs::read_dir(dir).map_err(ioerr)? {
         let path = entry.map_err(ioerr)?.path();

@@ -2,7 +2,6 @@
 //! back to whole jobs, so that appending continues where the last run stopped.
 
 use std::collections::BTreeMap;
-use std::io;
 use std::path::Path;
 
 use super::any_format::AnyFormat;
@@ -53,7 +52,7 @@ pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, Impo
         // Parquet: its offsets are row numbers, not bytes; cutting the file would destroy it.
         return Err(ExportError::NotAppendable.into());
     }
-    let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+    let ioerr = ImportError::io(path);
     let len = std::fs::metadata(path).map_err(ioerr)?.len();
     let mut jobs: BTreeMap<u64, u64> = BTreeMap::new();
     // (job, offset of its first row) of the job being read.

@@ -7,7 +7,7 @@ mod decode;
 mod row;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
 use super::cell_row::{columns, Cell, CellRow, COLUMNS};
@@ -64,8 +64,8 @@ impl Format for Csv {
         _columns: Option<&[&str]>,
         mut f: impl FnMut(u64, Row),
     ) -> Result<Option<u64>, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
-        let rowerr = |row: u64, message: String| ImportError::Row { path: path.display().to_string(), row, message };
+        let ioerr = ImportError::io(path);
+        let rowerr = |row: u64, message: String| ImportError::row(path, row, message);
         let mut text = String::new();
         File::open(path).and_then(|mut file| file.read_to_string(&mut text)).map_err(ioerr)?;
         let complete = text.rfind('\n').map_or(0, |i| i + 1);
@@ -88,7 +88,7 @@ impl Format for Csv {
         block: usize,
         each: &mut impl FnMut(A),
     ) -> Result<bool, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let mut file = File::open(path).map_err(ioerr)?;
         let (decoder, carry) = CsvBlocks::new(path, &mut file, need).map_err(ioerr)?;
         match blocks::scan(path, file, carry, 1, &decoder, need, threads, block, each)? {
@@ -118,10 +118,8 @@ impl Format for Csv {
     }
 
     fn read_cells(self, path: &Path) -> Result<Vec<CellRow>, ImportError> {
-        let name = path.display().to_string();
-        let rowerr =
-            |row: usize, message: String| ImportError::Row { path: name.clone(), row: row as u64 + 1, message };
-        let file = File::open(path).map_err(|source| ImportError::Io { path: name.clone(), source })?;
+        let rowerr = |row: usize, message: String| ImportError::row(path, row as u64 + 1, message);
+        let file = File::open(path).map_err(ImportError::io(path))?;
         let mut r = csv::Reader::from_reader(file);
         let head = r.headers().map_err(|e| rowerr(0, e.to_string()))?.clone();
         let mut rows = Vec::new();
@@ -134,7 +132,7 @@ impl Format for Csv {
     }
 
     fn is_cell_file(self, path: &Path) -> Result<bool, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let mut line = String::new();
         BufReader::new(File::open(path).map_err(ioerr)?).read_line(&mut line).map_err(ioerr)?;
         Ok(line.trim_end().split(',').any(|c| c == "aggregate"))

@@ -52,7 +52,7 @@ impl Format for JsonLines {
         _columns: Option<&[&str]>,
         mut f: impl FnMut(u64, Row),
     ) -> Result<Option<u64>, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let mut reader = BufReader::with_capacity(1 << 20, File::open(path).map_err(ioerr)?);
         let (mut offset, mut n) = (0u64, 0u64);
         let mut line = String::new();
@@ -66,11 +66,7 @@ impl Format for JsonLines {
             if !line.ends_with('\n') {
                 return Ok(Some(offset));
             }
-            let row: Row = serde_json::from_str(&line).map_err(|e| ImportError::Row {
-                path: path.display().to_string(),
-                row: n,
-                message: e.to_string(),
-            })?;
+            let row: Row = serde_json::from_str(&line).map_err(|e| ImportError::row(path, n, e))?;
             f(offset, row);
             offset += read;
         }
@@ -84,7 +80,7 @@ impl Format for JsonLines {
         block: usize,
         each: &mut impl FnMut(A),
     ) -> Result<bool, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let file = File::open(path).map_err(ioerr)?;
         match blocks::scan(path, file, Vec::new(), 0, &decode::JsonBlocks, need, threads, block, each)? {
             Scanned::Done { partial } => Ok(partial),
@@ -104,21 +100,17 @@ impl Format for JsonLines {
     }
 
     fn read_cells(self, path: &Path) -> Result<Vec<CellRow>, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let mut rows = Vec::new();
         for (i, line) in BufReader::new(File::open(path).map_err(ioerr)?).lines().enumerate() {
             let line = line.map_err(ioerr)?;
-            rows.push(serde_json::from_str(&line).map_err(|e| ImportError::Row {
-                path: path.display().to_string(),
-                row: i as u64 + 1,
-                message: e.to_string(),
-            })?);
+            rows.push(serde_json::from_str(&line).map_err(|e| ImportError::row(path, i as u64 + 1, e))?);
         }
         Ok(rows)
     }
 
     fn is_cell_file(self, path: &Path) -> Result<bool, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let mut line = String::new();
         BufReader::new(File::open(path).map_err(ioerr)?).read_line(&mut line).map_err(ioerr)?;
         Ok(serde_json::from_str::<serde_json::Value>(&line).is_ok_and(|v| v.get("aggregate").is_some()))

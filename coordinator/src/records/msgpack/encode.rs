@@ -60,26 +60,8 @@ pub(super) fn write_msgpack(row: &RowRef<'_>, out: &mut Vec<u8>) {
 
 #[cfg(test)]
 mod tests {
-    use simfleet::protocol::{Job, PolicySet, SeedRange};
-    use simfleet::{run_job, RunEnv, PROTOCOL_VERSION};
-
+    use crate::records::encoder::tests::result;
     use crate::records::row::RowRef;
-
-    fn result(game: &str, scenario: &str, seats: &[&str], start: u64) -> simfleet::JobResult {
-        let job = Job {
-            protocol_version: PROTOCOL_VERSION,
-            sweep: "enc-000000000000".into(),
-            index: start,
-            game: game.into(),
-            scenario: scenario.into(),
-            policy_set: PolicySet { name: "team".into(), seats: seats.iter().map(|s| s.to_string()).collect() },
-            seeds: SeedRange { start, count: 40 },
-            replay: false,
-            collect: Default::default(),
-            paired: Vec::new(),
-        };
-        run_job(&job, &RunEnv::default())
-    }
 
     #[test]
     fn encode_msgpack_is_rmp_serdes() {

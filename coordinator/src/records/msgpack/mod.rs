@@ -47,7 +47,7 @@ impl Format for Msgpack {
         _columns: Option<&[&str]>,
         mut f: impl FnMut(u64, Row),
     ) -> Result<Option<u64>, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let file = File::open(path).map_err(ioerr)?;
         let len = file.metadata().map_err(ioerr)?.len();
         let mut reader = BufReader::with_capacity(1 << 20, file);
@@ -69,9 +69,7 @@ impl Format for Msgpack {
                 {
                     return Ok(Some(offset));
                 }
-                Err(e) => {
-                    return Err(ImportError::Row { path: path.display().to_string(), row: n, message: e.to_string() })
-                }
+                Err(e) => return Err(ImportError::row(path, n, e)),
             }
         }
     }
@@ -84,7 +82,7 @@ impl Format for Msgpack {
         block: usize,
         each: &mut impl FnMut(A),
     ) -> Result<bool, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let file = File::open(path).map_err(ioerr)?;
         match blocks::scan(path, file, Vec::new(), 0, &decode::MsgpackBlocks, need, threads, block, each)? {
             Scanned::Done { partial } => Ok(partial),
@@ -103,24 +101,21 @@ impl Format for Msgpack {
     }
 
     fn read_cells(self, path: &Path) -> Result<Vec<CellRow>, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let file = File::open(path).map_err(ioerr)?;
         let len = file.metadata().map_err(ioerr)?.len();
         let mut reader = BufReader::new(file);
         let mut rows = Vec::new();
         while reader.stream_position().map_err(ioerr)? < len {
-            let row = rmp_serde::from_read(&mut reader).map_err(|e| ImportError::Row {
-                path: path.display().to_string(),
-                row: rows.len() as u64 + 1,
-                message: e.to_string(),
-            })?;
+            let row =
+                rmp_serde::from_read(&mut reader).map_err(|e| ImportError::row(path, rows.len() as u64 + 1, e))?;
             rows.push(row);
         }
         Ok(rows)
     }
 
     fn is_cell_file(self, path: &Path) -> Result<bool, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let mut reader = BufReader::new(File::open(path).map_err(ioerr)?);
         Ok(rmp_serde::from_read::<_, serde_json::Value>(&mut reader).is_ok_and(|v| v.get("aggregate").is_some()))
     }

@@ -33,7 +33,7 @@ pub use writer::ParquetSink;
 mod tests;
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::Read;
 use std::path::Path;
 
 use super::cell_row::CellRow;
@@ -70,11 +70,7 @@ impl Format for Parquet {
         columns: Option<&[&str]>,
         f: impl FnMut(u64, Row),
     ) -> Result<Option<u64>, ImportError> {
-        reader::for_each_row(path, columns, f).map_err(|(row, message)| ImportError::Row {
-            path: path.display().to_string(),
-            row,
-            message,
-        })?;
+        reader::for_each_row(path, columns, f).map_err(|(row, message)| ImportError::row(path, row, message))?;
         Ok(None)
     }
 
@@ -95,13 +91,12 @@ impl Format for Parquet {
     }
 
     fn read_cells(self, path: &Path) -> Result<Vec<CellRow>, ImportError> {
-        let name = path.display().to_string();
-        let file = File::open(path).map_err(|source| ImportError::Io { path: name.clone(), source })?;
-        cells::read_cells(file).map_err(|(row, message)| ImportError::Row { path: name, row: row as u64 + 1, message })
+        let file = File::open(path).map_err(ImportError::io(path))?;
+        cells::read_cells(file).map_err(|(row, message)| ImportError::row(path, row as u64 + 1, message))
     }
 
     fn is_cell_file(self, path: &Path) -> Result<bool, ImportError> {
-        let ioerr = |source: io::Error| ImportError::Io { path: path.display().to_string(), source };
+        let ioerr = ImportError::io(path);
         let mut file = File::open(path).map_err(ioerr)?;
         let mut magic = [0u8; 4];
         if file.read_exact(&mut magic).is_err() {
