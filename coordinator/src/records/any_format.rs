@@ -1,7 +1,7 @@
 //! The format of a results file, chosen by its extension: [`AnyFormat`], which implements
 //! [`Format`] by handing each call to the format's own implementation (enum dispatch, as
 //! shakmaty's `VariantPosition`). This is the one place that matches on a format; a fifth
-//! format is a module beside the four, a variant here and an arm in [`dispatch`].
+//! format is a module beside the four, a variant here and an arm in `dispatch!`.
 
 use std::fs::File;
 use std::path::Path;

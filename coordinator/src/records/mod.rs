@@ -27,13 +27,13 @@
 //!    [`cell_row`] (with [`cell_decision`]): a summary file's row and its flat columns.
 //!    `scan/block.rs`: what the block decoders share.
 //! 1. `scan/blocks.rs`: the block reader of the line formats, generic over a format's
-//!    cutter and decoder. [`format`]: the [`format::Format`] trait.
+//!    cutter and decoder. `format`: the [`Format`] trait.
 //! 2. [`jsonl`], [`csv`], [`msgpack`], [`parquet`]: one implementation each.
 //! 3. [`AnyFormat`]: the format of a file, by extension.
 //! 4. [`encoder`]: [`RowEncoder`], rows to bytes on any thread. [`writer`]: [`RecordWriter`].
 //!    [`reader`]: [`for_each_row`]. [`cells`]: summary files.
 //! 5. [`input`]: [`Input`], the files and directories of shards an analysis command reads as
-//!    one table. [`resume`]: cutting a file back to whole jobs for a restarted `watch`.
+//!    one table. `resume`: cutting a file back to whole jobs for a restarted `watch`.
 //!    [`scan`]: the parallel reader of the analysis commands: only the columns a command
 //!    needs, on every core, into mergeable accumulators.
 

@@ -1,5 +1,5 @@
 //! Reading a results file back, row by row, whatever its format: for `watch`'s resume
-//! ([`super::resume`]), which must find the jobs already in its output and where a partial
+//! (`resume`), which must find the jobs already in its output and where a partial
 //! trailing record begins, and as the reference the parallel reader ([`super::scan`]) is tested
 //! against.
 

@@ -1,7 +1,7 @@
 //! CSV (`.csv`): one header line, then a record a row; the stats are one column each (the
 //! sweep's games' keys), a non-scalar value as JSON text; a summary file's aggregate is compact
 //! JSON text in one column. Everything this format knows is here: its header and encoder, its
-//! row-at-a-time reader ([`row`]), its block decoders ([`decode`]) and its summary-file I/O.
+//! row-at-a-time reader (`row.rs`), its block decoders (`decode.rs`) and its summary-file I/O.
 
 mod decode;
 mod row;

@@ -1,7 +1,7 @@
 //! JSON Lines (`.jsonl`): one JSON object a line, the row's fields by name; a summary file's
 //! rows nest their aggregate. Everything this format knows is here: its encoder, its
-//! row-at-a-time reader, its block decoders ([`decode`], with the hand-written line scan of
-//! [`line`]) and its summary-file I/O.
+//! row-at-a-time reader, its block decoders (`decode.rs`, with the hand-written line scan of
+//! `line.rs`) and its summary-file I/O.
 
 mod cursor;
 mod decode;

@@ -1,7 +1,7 @@
 //! MessagePack (`.msgpack`): named-field maps, concatenated, no outer array; a summary file's
-//! rows nest their aggregate. Everything this format knows is here: its encoder ([`encode`]),
-//! its row-at-a-time reader, its block decoders ([`decode`], with the hand-written walker of
-//! [`walker`]) and its summary-file I/O.
+//! rows nest their aggregate. Everything this format knows is here: its encoder (`encode.rs`),
+//! its row-at-a-time reader, its block decoders (`decode.rs`, with the hand-written walker of
+//! `walker.rs`) and its summary-file I/O.
 
 mod decode;
 mod encode;

@@ -1,8 +1,7 @@
 //! The types every block decoder of the scan shares, in a module of their own below them all
 //! (so the decoders, the block cutter and the scan's face import them and not each other): what
 //! a command needs ([`Need`]) and accumulates ([`Accumulate`]), one row as handed over
-//! ([`ScanRow`]), and how a block decoded
-//! ([`Decoded`], [`BlockError`]).
+//! ([`ScanRow`]), and how a block decoded ([`Decoded`], [`BlockError`]).
 
 use serde_json::Value;
 

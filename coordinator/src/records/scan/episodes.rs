@@ -50,7 +50,7 @@ pub struct Episodes {
 }
 
 impl Episodes {
-    /// The groups met, by the index [`Episodes::replay`] hands over.
+    /// The groups met, by the index [`Episodes::for_each_run`] hands over.
     pub fn groups(&self) -> &IndexSet<Group> {
         &self.groups
     }

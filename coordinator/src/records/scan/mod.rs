@@ -70,7 +70,7 @@ pub(crate) fn scan_blocks<A: Accumulate>(
 /// been handed over. A consumer that folds each block into state of its own and drops it
 /// (`report`, `rank`, `compare`: the episodes of a block, replayed in file order) keeps memory
 /// flat: only a few blocks are decoded ahead. Returns the files that ended in a partial
-/// record; `block` is the line formats' block size, as in [`scan_blocks`].
+/// record; `block` is the line formats' block size, as in `scan_blocks`.
 pub fn scan_each<A: Accumulate>(
     input: &Input,
     need: Need,
