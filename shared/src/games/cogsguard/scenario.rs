@@ -25,12 +25,11 @@ pub fn field_defaults(name: &str) -> Option<Vec<crate::games::FieldDefault>> {
     use crate::games::FieldDefault;
     if name == "ascii" {
         let none = |name, note| FieldDefault { name, default: None, note };
-        let fixtures = "one of map (a fixture: tiny_3p) or map_text (the map's rows) is required";
         return Some(vec![
             none("max_steps", "the map's, else 1000"),
             none("clips", "the map's, else true"),
-            none("map", fixtures),
-            none("map_text", fixtures),
+            none("map", "a fixture: tiny_3p; map or map_text is required"),
+            none("map_text", "the map's rows; map or map_text is required"),
         ]);
     }
     let sc = Scenario::parse(&Spec { name: name.to_string(), arg: None, params: Vec::new() }).ok()?;
