@@ -253,17 +253,47 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
         for r in &results {
             in_order.accept(&sweep, r).unwrap();
         }
-        let mut shuffled = CellTable::new(&sweep);
-        for i in [5, 3, 1, 4, 0, 2] {
-            shuffled.accept(&sweep, &results[i]).unwrap();
+        let want = in_order.rows().unwrap();
+        // Every order of arrival of the 6 jobs: the same merge order, the same values.
+        let orders = permutations(results.len());
+        assert_eq!(orders.len(), 720);
+        for order in &orders {
+            let mut shuffled = CellTable::new(&sweep);
+            for &i in order {
+                shuffled.accept(&sweep, &results[i]).unwrap();
+            }
+            assert_eq!(shuffled.rows().unwrap(), want, "arrival order {order:?}");
         }
-        assert_eq!(shuffled.rows().unwrap(), in_order.rows().unwrap(), "the same merge order, the same values");
-        let mut with_failure = CellTable::new(&sweep);
-        for r in &results[1..] {
-            with_failure.accept(&sweep, r).unwrap();
+        // Job 0 failed, told at any point of any arrival of the others: its episodes are not counted.
+        let mut once = None;
+        for order in &orders {
+            let mut with_failure = CellTable::new(&sweep);
+            for &i in order {
+                match i {
+                    0 => with_failure.skip(&sweep, 0).unwrap(),
+                    _ => with_failure.accept(&sweep, &results[i]).unwrap(),
+                }
+            }
+            let rows = with_failure.rows().unwrap();
+            assert_eq!((rows[0].jobs, rows[0].episodes), (2, 30), "the failed job's episodes are not counted");
+            assert_eq!(rows[1], want[1], "the other cell is untouched");
+            assert!(once.get_or_insert_with(|| rows.clone()) == &rows, "the same rows whenever the failure is told");
         }
-        with_failure.skip(&sweep, 0).unwrap();
-        let rows = with_failure.rows().unwrap();
-        assert_eq!((rows[0].jobs, rows[0].episodes), (2, 30), "the failed job's episodes are not counted");
+    }
+
+    /// Every order of `0..n`.
+    fn permutations(n: usize) -> Vec<Vec<usize>> {
+        if n == 0 {
+            return vec![Vec::new()];
+        }
+        let mut out = Vec::new();
+        for rest in permutations(n - 1) {
+            for at in 0..=rest.len() {
+                let mut p = rest.clone();
+                p.insert(at, n - 1);
+                out.push(p);
+            }
+        }
+        out
     }
 }
