@@ -114,17 +114,7 @@ impl CellsScan {
             aggregate: CellAggregate::new(&game.info().buckets),
         });
         acc.jobs.insert(row.job);
-        let record = simfleet::EpisodeRecord {
-            seed: row.seed,
-            outcome: row.outcome,
-            length: row.length,
-            truncated: row.truncated,
-            team_reward: row.team_reward,
-            agent_rewards: row.agent_rewards,
-            trajectory_hash: row.trajectory_hash,
-            stats: row.stats.into(),
-        };
-        acc.aggregate.add(&record);
+        acc.aggregate.add(&row.into_record());
     }
 
     /// The rows with their records' job indexes, in the sweep's order (by first job).

@@ -171,16 +171,7 @@ fn find_record(records: &Path, job: &Job) -> anyhow::Result<EpisodeRecord> {
             job.seeds.start
         )
     };
-    Ok(EpisodeRecord {
-        seed: row.seed,
-        outcome: row.outcome,
-        length: row.length,
-        truncated: row.truncated,
-        team_reward: row.team_reward,
-        agent_rewards: row.agent_rewards,
-        trajectory_hash: row.trajectory_hash,
-        stats: row.stats.into(),
-    })
+    Ok(row.into_record())
 }
 
 /// `recorded`'s stats with their keys in the order the game writes them (`order`'s). JSON

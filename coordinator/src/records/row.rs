@@ -96,6 +96,22 @@ pub struct Row {
     pub stats: StatsMap,
 }
 
+impl Row {
+    /// The episode record the row was exported from (its cell's identity and job left behind).
+    pub fn into_record(self) -> EpisodeRecord {
+        EpisodeRecord {
+            seed: self.seed,
+            outcome: self.outcome,
+            length: self.length,
+            truncated: self.truncated,
+            team_reward: self.team_reward,
+            agent_rewards: self.agent_rewards,
+            trajectory_hash: self.trajectory_hash,
+            stats: self.stats.into(),
+        }
+    }
+}
+
 /// The scalar columns, in export order (`agent_rewards`, `trajectory_hash` and the stats follow).
 pub const SCALAR_COLUMNS: [&str; 11] = [
     "sweep",
