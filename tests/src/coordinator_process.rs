@@ -4,13 +4,26 @@
 //! [`crate::worker_process`]), or `$SIMFLEET_BIN_DIR` names a folder of builds to run instead.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::wait::{wait_until, wait_until_or_none};
 use crate::worker_process::coordinator_binary;
+
+/// Runs `coordinator <args>` to its end, with no `NATS_URL`, `SIMFLEET_*` or `RUST_LOG` of the
+/// test's own environment: what a user's shell without settings would get.
+pub fn coordinator_output(args: &[&str]) -> Output {
+    let mut cmd = Command::new(coordinator_binary());
+    cmd.args(args).stdin(Stdio::null());
+    for (key, _) in std::env::vars() {
+        if key == "NATS_URL" || key.starts_with("SIMFLEET_") || key == "RUST_LOG" {
+            cmd.env_remove(key);
+        }
+    }
+    cmd.output().expect("run the coordinator")
+}
 
 /// A running `coordinator` with its output collected.
 #[derive(Debug)]

@@ -35,7 +35,7 @@ pub mod tls;
 pub mod wait;
 pub mod worker_process;
 
-pub use coordinator_process::CoordinatorProcess;
+pub use coordinator_process::{coordinator_output, CoordinatorProcess};
 pub use nats_cluster::NatsCluster;
 pub use nats_server::{config_fixture, NatsServer};
 pub use running_worker::{connect, test_settings, RunningWorker};

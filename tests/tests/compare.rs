@@ -4,10 +4,9 @@
 //! --baseline` leading with the heatmap and the forest plots.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use serde_json::Value;
-use simfleet_tests::coordinator_binary;
 
 const SWEEP: &str = r#"
 name = "compare-cli"
@@ -25,14 +24,7 @@ random_again = ["random", "random", "random", "random"]
 "#;
 
 fn coordinator(args: &[&str]) -> Output {
-    let mut cmd = Command::new(coordinator_binary());
-    cmd.args(args).stdin(Stdio::null());
-    for (key, _) in std::env::vars() {
-        if key == "NATS_URL" || key.starts_with("SIMFLEET_") || key == "RUST_LOG" {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.output().expect("run the coordinator")
+    simfleet_tests::coordinator_output(args)
 }
 
 fn ok(out: &Output) -> String {

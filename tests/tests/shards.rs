@@ -5,9 +5,7 @@
 //! files, are refused with the files named.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-use simfleet_tests::coordinator_binary;
+use std::process::Output;
 
 const SWEEP: &str = r#"
 name = "shards"
@@ -23,14 +21,7 @@ random = ["random", "random", "random", "random"]
 "#;
 
 fn coordinator(args: &[&str]) -> Output {
-    let mut cmd = Command::new(coordinator_binary());
-    cmd.args(args).stdin(Stdio::null());
-    for (key, _) in std::env::vars() {
-        if key == "NATS_URL" || key.starts_with("SIMFLEET_") || key == "RUST_LOG" {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.output().expect("run the coordinator")
+    simfleet_tests::coordinator_output(args)
 }
 
 fn ok(out: &Output) -> String {

@@ -8,14 +8,13 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
 use coordinator::records::cells::read_cells;
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::record::Field;
 use serde_json::Value;
-use simfleet_tests::coordinator_binary;
 
 /// Three questions of three sets on one scenario; a cap of 1,000 seeds.
 const SWEEP: &str = r#"
@@ -43,14 +42,7 @@ best = true
 const STOP_COLUMNS: [&str; 5] = ["question", "decision", "interval_low", "interval_high", "decisions"];
 
 fn coordinator(args: &[&str]) -> Output {
-    let mut cmd = Command::new(coordinator_binary());
-    cmd.args(args).stdin(Stdio::null());
-    for (key, _) in std::env::vars() {
-        if key == "NATS_URL" || key.starts_with("SIMFLEET_") || key == "RUST_LOG" {
-            cmd.env_remove(key);
-        }
-    }
-    cmd.output().expect("run the coordinator")
+    simfleet_tests::coordinator_output(args)
 }
 
 fn ok(args: &[&str]) -> String {
