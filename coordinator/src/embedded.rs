@@ -5,7 +5,7 @@
 //! (e.g. encode its rows: work that would otherwise pile up on the one writer); the caller's
 //! thread puts the prepared results back in job order through a bounded reorder window, so the
 //! output file is the same for any thread count and memory stays flat however long the sweep is.
-//! [`play`] drives it into a results file and a summary.
+//! [`play`] drives it, round by round, into the [`Collector`].
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -14,34 +14,24 @@ use std::sync::mpsc;
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
-use indicatif::ProgressBar;
 use simfleet::protocol::Collect;
 use simfleet::{JobResult, RunEnv};
 
-use crate::cell_table::{self, CellTable};
-use crate::records::RecordWriter;
+use crate::collector::{Collector, FailureFile, Output, Prepared};
+use crate::fleet::failures::FailedJob;
+use crate::llm_spend::SpendGate;
+use crate::progress::Progress;
 use crate::stop::block::Stopping;
-use crate::stop::report::{StopFile, StopReport};
 use crate::summary::Summary;
 use crate::sweep::Sweep;
-
-/// A failed job, as listed at the end of a run.
-#[derive(Debug, Clone)]
-pub struct Failure {
-    /// Job index.
-    pub index: u64,
-    /// The error, displayed.
-    pub error: String,
-}
 
 /// Figures of a finished run.
 #[derive(Debug)]
 pub struct RunReport {
     /// The summary table.
     pub summary: Summary,
-    /// Failed jobs.
-    pub failures: Vec<Failure>,
+    /// Failed jobs, in job order.
+    pub failures: Vec<FailedJob>,
     /// Records written.
     pub records: u64,
     /// Episodes played (recorded or summarised).
@@ -54,19 +44,12 @@ pub struct RunReport {
     pub stop: Option<crate::stop::report::StopReport>,
 }
 
-/// A played job, prepared on the thread that played it.
-enum Played {
-    /// Its rows, encoded for the output file, and its summary.
-    Encoded { bytes: Vec<u8>, rows: u64, summary: Summary },
-    /// The result itself: an error, or rows only the writer can place (Parquet).
-    Result(JobResult),
-}
-
 /// Plays the sweep file at `sweep_path` on `threads` threads (default: every core) and writes
 /// every record to `out`, in job order, with a progress bar on stderr when `progress` is set.
 /// `collect` (`run --collect`) overrides the file's for every cell. Cells that collect
 /// summaries are merged per cell, in job order, into a summary file
-/// ([`cell_table::summary_path`]).
+/// ([`crate::collector::cell_table::summary_path`]). A stopping sweep plays round by round,
+/// each round's results delivered in job order, then folded.
 pub fn play(
     sweep_path: &Path,
     out: &Path,
@@ -76,150 +59,51 @@ pub fn play(
 ) -> anyhow::Result<RunReport> {
     let sweep = Sweep::load(sweep_path)?.with_collect(collect);
     let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if sweep.stop.is_some() {
-        return play_stopping(&sweep, out, threads, progress);
-    }
-    let summaries = sweep.collects_summaries();
-    let records_out = sweep.cells.iter().any(|c| c.collect == Collect::Records);
-    let cells_path = cell_table::summary_path(&sweep, out);
-    // Refused before anything is played, as a records file of an unknown format is.
-    crate::records::AnyFormat::of(&cells_path)?;
-    let mut writer = match records_out {
-        true => {
-            Some(RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?)
-        }
-        false => None,
-    };
-    let mut table = summaries.then(|| CellTable::new(&sweep));
-    let bar = if progress { crate::progress::episode_bar(sweep.episode_count()) } else { ProgressBar::hidden() };
+    let stopping = sweep.stop.is_some().then(|| Stopping::new(&sweep).expect("a sweep with [stop] has a plan"));
+    let gate = SpendGate::of(&sweep);
+    let mut collector = Collector::create(
+        Some(sweep.clone()),
+        out,
+        Output::Create,
+        FailureFile::None,
+        stopping,
+        Progress::new(progress),
+    )?;
     let env = RunEnv { chat: crate::llm::llm_transport(), worker: "embedded".into() };
     let started = Instant::now();
-    let mut summary = Summary::default();
-    let mut failures = Vec::new();
-    let mut episodes = 0;
-    // Rows are encoded, each job summarised, and summary results aggregated on the thread that
-    // played it: the writer only appends bytes in job order, so it keeps up with every core.
-    let encoder = writer.as_ref().and_then(RecordWriter::encoder);
-    // A summary job's result comes summarised from the play loop (`simfleet::run_job`).
-    let prepare = |r: JobResult| -> anyhow::Result<Played> {
-        match &encoder {
-            Some(enc) if r.error.is_none() && r.summary.is_none() && !summaries => {
-                let mut bytes = Vec::with_capacity(r.records.len() * 256);
-                let rows = enc.encode_result(&r, &mut bytes)?;
-                let mut summary = Summary::default();
-                summary.add_result(&r)?;
-                Ok(Played::Encoded { bytes, rows, summary })
-            }
-            _ => Ok(Played::Result(r)),
-        }
-    };
-    run(&sweep, threads, &env, &prepare, &mut |index, played: anyhow::Result<Played>| {
-        match played? {
-            Played::Encoded { bytes, rows, summary: part } => {
-                writer.as_mut().expect("records are encoded for a writer").write_encoded(&bytes, rows)?;
-                summary.merge(&part)?;
-                episodes += rows;
-                bar.inc(rows);
-            }
-            Played::Result(r) => {
-                if let Some(table) = table.as_mut() {
-                    table.accept(&sweep, &r)?;
-                }
-                if let Some(e) = &r.error {
-                    failures.push(Failure { index, error: e.to_string() });
-                    bar.inc(sweep.job(index).map_or(0, |j| j.seeds.count));
-                    return Ok(());
-                }
-                if r.summary.is_none() {
-                    if let Some(w) = writer.as_mut() {
-                        w.write_result(&r)?;
-                    }
-                }
-                if table.is_none() {
-                    summary.add_result(&r)?;
-                }
-                episodes += r.episodes();
-                bar.inc(r.episodes());
-            }
-        }
-        Ok(())
-    })?;
-    // finish, not flush: a Parquet file is complete only once its footer is written.
-    let records = match writer {
-        Some(w) => w.finish()?,
-        None => 0,
-    };
-    let mut cells = None;
-    if let Some(table) = table {
-        let rows = table.rows()?;
-        crate::records::cells::write_cells(&cells_path, &rows)
-            .with_context(|| format!("cannot write {}", cells_path.display()))?;
-        summary = cell_table::summary_of(&rows)?;
-        cells = Some((cells_path, rows.len()));
+    // Rows are encoded, each job summarised, on the thread that played it: the collector only
+    // appends bytes in job order, so it keeps up with every core.
+    let encoder = collector.encoder();
+    let prepare = |r: JobResult| Prepared::of(r, encoder.as_ref());
+    while let Some(round) = collector.next_round() {
+        let job = |i: u64| round.job(&sweep, i);
+        let play = Play { threads, env: &env, gate: gate.as_ref() };
+        run_jobs(round.len(), &job, &play, &prepare, &mut |_, prepared: anyhow::Result<Prepared>| {
+            collector.deliver_prepared(prepared?)
+        })?;
+        collector.end_round()?;
     }
-    bar.finish_and_clear();
-    Ok(RunReport { summary, failures, records, episodes, cells, elapsed: started.elapsed(), stop: None })
+    let c = collector.finish()?;
+    Ok(RunReport {
+        summary: c.summary,
+        failures: c.failures,
+        records: c.records,
+        episodes: c.episodes,
+        cells: c.cells,
+        elapsed: started.elapsed(),
+        stop: c.stop,
+    })
 }
 
-/// Plays a stopping sweep: each round plays the next block of every open group (in parallel,
-/// handed over in job order), then folds every group's checkpoint; the records (records cells)
-/// go to `out` in that order, the summary cells' rows to the summary file.
-fn play_stopping(sweep: &Sweep, out: &Path, threads: usize, progress: bool) -> anyhow::Result<RunReport> {
-    let mut stopping = Stopping::new(sweep).expect("a sweep with [stop] has a plan");
-    let records_out = sweep.cells.iter().any(|c| c.collect == Collect::Records);
-    let cells_path = cell_table::summary_path(sweep, out);
-    crate::records::AnyFormat::of(&cells_path)?;
-    let mut writer = match records_out {
-        true => {
-            Some(RecordWriter::create(out, &sweep.games()).with_context(|| format!("cannot write {}", out.display()))?)
-        }
-        false => None,
-    };
-    let bar = if progress { crate::progress::episode_bar(sweep.episode_count()) } else { ProgressBar::hidden() };
-    let env = RunEnv { chat: crate::llm::llm_transport(), worker: "embedded".into() };
-    let started = Instant::now();
-    let (mut summary, mut failures, mut episodes) = (Summary::default(), Vec::new(), 0);
-    loop {
-        let jobs = stopping.round_jobs(sweep);
-        if jobs.is_empty() {
-            break;
-        }
-        let job = |i: u64| jobs.get(i as usize).cloned();
-        run_jobs(jobs.len() as u64, &job, threads, &env, &|r| r, &mut |_, r: JobResult| {
-            stopping.accept(&r)?;
-            if let Some(e) = &r.error {
-                failures.push(Failure { index: r.index, error: e.to_string() });
-                return Ok(());
-            }
-            if r.summary.is_none() {
-                writer.as_mut().expect("records jobs have a writer").write_result(&r)?;
-                summary.add_result(&r)?;
-            }
-            episodes += r.episodes();
-            bar.inc(r.episodes());
-            Ok(())
-        })?;
-        stopping.fold_round()?;
-    }
-    let records = match writer {
-        Some(w) => w.finish()?,
-        None => 0,
-    };
-    let mut cells = None;
-    let rows = stopping.rows(sweep);
-    if !rows.is_empty() {
-        crate::records::cells::write_cells(&cells_path, &rows)
-            .with_context(|| format!("cannot write {}", cells_path.display()))?;
-        summary.merge(&cell_table::summary_of(&rows)?)?;
-        cells = Some((cells_path, rows.len()));
-    }
-    bar.finish_and_clear();
-    let report = StopReport::of(&stopping);
-    let log_path = StopFile::path(out);
-    let text = serde_json::to_string_pretty(&StopFile::of(&sweep.id, &stopping, &report))?;
-    std::fs::write(&log_path, text + "\n").with_context(|| format!("cannot write {}", log_path.display()))?;
-    let stop = Some(report);
-    Ok(RunReport { summary, failures, records, episodes, cells, elapsed: started.elapsed(), stop })
+/// How jobs are played: on how many threads, in which environment, under which model spend
+/// limit.
+pub struct Play<'a> {
+    /// Threads.
+    pub threads: usize,
+    /// The environment (the model transport).
+    pub env: &'a RunEnv,
+    /// The sweep's `llm_max_calls` / `llm_max_dollars`, when it has them.
+    pub gate: Option<&'a SpendGate<'a>>,
 }
 
 /// Receives prepared results in job order.
@@ -240,28 +124,18 @@ struct Window {
     moved: Condvar,
 }
 
-/// Plays every job of `sweep` on `threads` threads, turns each result into a `T` with `prepare`
-/// on the thread that played it, and hands them to `sink` in job order.
-pub fn run<T: Send>(
-    sweep: &Sweep,
-    threads: usize,
-    env: &RunEnv,
-    prepare: &(dyn Fn(JobResult) -> T + Sync),
-    sink: &mut dyn ResultSink<T>,
-) -> anyhow::Result<()> {
-    run_jobs(sweep.job_count(), &|i| sweep.job(i), threads, env, prepare, sink)
-}
-
-/// [`run`] over jobs `0..total` given by `job` (a sink index is a position in that range).
+/// Plays jobs `0..total` given by `job` as `play` says, turns each result into a `T` with
+/// `prepare` on the thread that played it, and hands them to `sink` in job order (a sink index
+/// is a position in that range).
 pub fn run_jobs<T: Send>(
     total: u64,
     job: &(dyn Fn(u64) -> Option<simfleet::protocol::Job> + Sync),
-    threads: usize,
-    env: &RunEnv,
+    play: &Play<'_>,
     prepare: &(dyn Fn(JobResult) -> T + Sync),
     sink: &mut dyn ResultSink<T>,
 ) -> anyhow::Result<()> {
-    let threads = threads.max(1);
+    let (env, gate) = (play.env, play.gate);
+    let threads = play.threads.max(1);
     // Each thread may run this many jobs ahead of the writer: enough to keep every core busy
     // when job durations vary, small enough that buffered results stay a few megabytes.
     let ahead = (threads * 8) as u64;
@@ -286,7 +160,7 @@ pub fn run_jobs<T: Send>(
                     }
                 }
                 let Some(job) = job(i) else { break };
-                if tx.send((i, prepare(crate::llm::run_job(&job, env)))).is_err() {
+                if tx.send((i, prepare(crate::llm::run_job(&job, env, gate)))).is_err() {
                     break;
                 }
             });

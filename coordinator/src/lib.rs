@@ -13,8 +13,10 @@
 //! - [`records`]: results files: the exported row, the formats (JSON Lines, CSV, MessagePack,
 //!   Parquet), writing and reading them.
 //! - [`cell_order`]: the one order of cells in every table and file: the sweep's.
-//! - [`cell_table`]: a sweep's results merged per cell in job order (summary sweeps);
-//!   [`cells_of_records`]: the same rows rebuilt from records files (`summary --out`).
+//! - [`collector`]: the one place results go (records file, failures, summary cells, stopping
+//!   folds, model spend, progress, the end's files); [`collector::cell_table`]: a sweep's
+//!   results merged per cell in job order (summary sweeps); [`cells_of_records`]: the same
+//!   rows rebuilt from records files (`summary --out`).
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
 //! - [`compare`]: paired comparisons with a baseline on shared seeds (common random numbers).
 //! - [`stop`]: sweeps that stop each cell when its answer is decided (`[stop]`).
@@ -28,8 +30,8 @@
 
 pub mod arena;
 pub mod cell_order;
-pub mod cell_table;
 pub mod cells_of_records;
+pub mod collector;
 pub mod commands;
 pub mod compare;
 pub mod embedded;
@@ -45,3 +47,6 @@ pub mod stop;
 pub mod summary;
 pub mod sweep;
 pub mod table;
+
+// Summary-mode merging is the collector's; its old path stays for the analyses that read it.
+pub use collector::cell_table;

@@ -24,7 +24,7 @@ use simfleet::protocol::{EpisodeRecord, StatsMap};
 use simfleet::runner::{has_llm_seats, run_job_concurrently};
 use simfleet::{Job, JobResult, RunEnv};
 
-use crate::llm_spend::Spend;
+use crate::llm_spend::SpendGate;
 
 /// The variable naming a PEM file of CA certificates trusted besides the system's roots.
 pub const CA_FILE_VAR: &str = "SIMFLEET_LLM_CA_FILE";
@@ -103,36 +103,20 @@ pub fn concurrency() -> usize {
         .unwrap_or(DEFAULT_CONCURRENCY)
 }
 
-/// The sweep whose `llm_max_calls` / `llm_max_dollars` `coordinator run` enforces (one sweep
-/// per process), and the spend of the jobs it played so far.
-static CAPPED: OnceLock<crate::sweep::Sweep> = OnceLock::new();
-static SPENT: Mutex<Spend> = Mutex::new(Spend { calls: 0, dollars: 0.0 });
-
-/// Sets the sweep whose limits `run` enforces before it plays it: once the jobs played made
-/// `llm_max_calls` calls or spent `llm_max_dollars`, no further job with `llm` seats starts
-/// (jobs already playing finish).
-pub fn limit_spend(sweep: &crate::sweep::Sweep) {
-    if sweep.llm_capped() {
-        let _ = CAPPED.set(sweep.clone());
-    }
-}
-
 /// Plays `job` as `coordinator run` does: concurrently when it has `llm` seats, and not at all
-/// (a `cancelled` result saying why) once the sweep's `llm_max_calls` or `llm_max_dollars` is
-/// reached.
-pub fn run_job(job: &Job, env: &RunEnv) -> JobResult {
+/// (a `cancelled` result saying why) once `gate`, the sweep's `llm_max_calls` or
+/// `llm_max_dollars`, is reached (jobs already playing finish).
+pub fn run_job(job: &Job, env: &RunEnv, gate: Option<&SpendGate<'_>>) -> JobResult {
     if !has_llm_seats(job) {
         return simfleet::run_job(job, env);
     }
-    let spent = *SPENT.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(why) = CAPPED.get().and_then(|sweep| sweep.llm_limit_reached(spent)) {
+    if let Some(why) = gate.and_then(SpendGate::closed) {
         let error = simfleet::JobError::new(simfleet::JobErrorKind::Cancelled, format!("not played: {why}"));
         return JobResult::failed(&env.worker, job.sweep.clone(), job.index, Some(job), error);
     }
     let result = run_job_concurrently(job, env, concurrency());
-    if let Some(sweep) = CAPPED.get() {
-        let spend = crate::llm_spend::spend_of_result(sweep, &job.policy_set.seats, &result);
-        *SPENT.lock().unwrap_or_else(|p| p.into_inner()) += spend;
+    if let Some(gate) = gate {
+        gate.count(&job.policy_set.seats, &result);
     }
     result
 }

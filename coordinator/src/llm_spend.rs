@@ -114,6 +114,36 @@ pub fn spend_of_result(sweep: &Sweep, seats: &[String], result: &JobResult) -> S
     }
 }
 
+/// A sweep's `llm_max_calls` / `llm_max_dollars` while `run` plays it: the spend of the jobs
+/// played so far, counted as each job ends on its thread, and whether another model job may
+/// start. One per run, so nothing of it outlives the sweep.
+pub struct SpendGate<'a> {
+    sweep: &'a Sweep,
+    spent: std::sync::Mutex<Spend>,
+}
+
+impl<'a> SpendGate<'a> {
+    /// The gate of `sweep`, when it caps its model spend.
+    pub fn of(sweep: &'a Sweep) -> Option<SpendGate<'a>> {
+        sweep.llm_capped().then(|| SpendGate { sweep, spent: std::sync::Mutex::new(Spend::default()) })
+    }
+
+    fn spent(&self) -> std::sync::MutexGuard<'_, Spend> {
+        self.spent.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Why no further model job may start, once a limit is reached.
+    pub fn closed(&self) -> Option<String> {
+        self.sweep.llm_limit_reached(*self.spent())
+    }
+
+    /// Counts the spend of `result`, a job of the team `seats`.
+    pub fn count(&self, seats: &[String], result: &JobResult) {
+        let spend = spend_of_result(self.sweep, seats, result);
+        *self.spent() += spend;
+    }
+}
+
 /// The calls and cost of a result of `sweep` (its job's team from the sweep's expansion).
 pub fn spend_of(sweep: &Sweep, result: &JobResult) -> Spend {
     let seats = sweep.cell_of(result.index).map(|c| c.policy_set.seats.as_slice()).unwrap_or_default();

@@ -295,6 +295,7 @@ async fn bad_jobs_are_reported_with_their_index_and_reason() {
         episodes_total: sweep.episode_count(),
         jobs_done: 0,
         jobs_failed: 0,
+        episodes_played: None,
         definition: setup.text.clone(),
         collect: None,
         published: None,

@@ -78,6 +78,7 @@ async fn jobs_of_a_cancelled_sweep_are_answered_cancelled() {
         episodes_total: 20,
         jobs_done: 0,
         jobs_failed: 0,
+        episodes_played: None,
         definition: String::new(),
         collect: None,
         published: None,

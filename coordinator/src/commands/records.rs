@@ -14,7 +14,8 @@ use simfleet::protocol::{Collect, SeedRange};
 use simfleet::{GameKind, RunEnv};
 
 use super::replay::one_cell;
-use crate::records::RecordWriter;
+use crate::collector::{Collector, FailureFile, Output};
+use crate::progress::Progress;
 use crate::sweep::Sweep;
 
 /// Play chosen seeds of one cell again and write their records, exactly as a records-mode run
@@ -67,26 +68,25 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if first < all.start || end > all.start + all.count {
         bail!("seeds {first}..{end} are not all in the sweep's seeds {}..{}", all.start, all.start + all.count);
     }
-    let mut writer = RecordWriter::create(&args.out, &sweep.games())
-        .with_context(|| format!("cannot write {}", args.out.display()))?;
+    let (output, failures) = (Output::Create, FailureFile::None);
+    let mut collector =
+        Collector::create(Some(sweep.clone()), &args.out, output, failures, None, Progress::new(false))?;
     let env = RunEnv { chat: crate::llm::llm_transport(), worker: "records".into() };
     // The cell's jobs whose seeds meet the range, each cut to the range: same index, same rows.
     let group = &sweep.groups[cell.group];
     let per_job = group.seeds_per_job;
     let (first_chunk, last_chunk) = ((first - all.start) / per_job, (end - 1 - all.start) / per_job);
-    let mut written = 0;
     for chunk in first_chunk..=last_chunk {
         let mut job = sweep.job(group.first_job + chunk).context("a job of the cell")?;
         let (start, stop) = (job.seeds.start.max(first), (job.seeds.start + job.seeds.count).min(end));
         job.seeds = SeedRange { start, count: stop - start };
-        let result = crate::llm::run_job(&job, &env);
+        let result = crate::llm::run_job(&job, &env, None);
         if let Some(e) = &result.error {
             bail!("job {} could not be played: {e}", job.index);
         }
-        writer.write_result(&result)?;
-        written += result.records.len();
+        collector.deliver(result)?;
     }
-    writer.finish()?;
+    let written = collector.finish()?.records;
     println!(
         "{written} records of {} / {} / {} (seeds {first}..{end}, sweep {}) written to {}",
         cell.game,

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 
 use super::{print_failures, runtime, FleetArgs};
 use crate::fleet::{self, Fleet};
-use crate::progress;
 
 /// Export a sweep's results again from the results stream into --out.
 #[derive(clap::Args, Debug)]
@@ -29,7 +28,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let Args { id, out, quiet, .. } = args;
     runtime()?.block_on(async {
         let fleet = Fleet::connect(&settings).await?;
-        let report = fleet::results::export(&fleet, &id, &out, &progress::episodes(!quiet, 0)).await?;
+        let report = fleet::results::export(&fleet, &id, &out, !quiet).await?;
         let total = report.jobs_total.map_or_else(|| "?".to_string(), |t| t.to_string());
         println!(
             "{id}: {} records of {} jobs (of {total}) written to {}; {} failed; {} duplicates skipped",

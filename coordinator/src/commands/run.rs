@@ -43,7 +43,6 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let text = std::fs::read_to_string(&args.sweep)
         .map_err(|e| anyhow::anyhow!("cannot read the sweep file {}: {e}", args.sweep.display()))?;
     let sweep = crate::sweep::Sweep::parse(&text, &args.sweep.display().to_string())?.with_collect(args.collect);
-    crate::llm::limit_spend(&sweep);
     eprint!("{}", crate::llm_tally::estimate(&sweep));
     let report = embedded::play(&args.sweep, &args.out, args.threads, !args.quiet, args.collect)?;
     print_report(&report, &args.out);
@@ -85,7 +84,7 @@ fn print_report(report: &RunReport, out: &Path) {
     if !report.failures.is_empty() {
         let _ = writeln!(stdout, "\n{} job(s) failed:", report.failures.len());
         for f in &report.failures {
-            let _ = writeln!(stdout, "  job {}: {}", f.index, f.error);
+            let _ = writeln!(stdout, "  job {}: {}", f.job, f.error);
         }
     }
 }

@@ -57,13 +57,11 @@ pub(super) async fn follow(
         let bound = fleet::metrics::serve(addr).await?;
         eprintln!("serving simfleet_sweep_jobs on http://{bound}/metrics");
     }
-    let bar = progress::episodes(progress, 0);
     // Stopped by ctrl-c or SIGTERM: what was written is synced and acknowledged batch by batch,
     // so the same command later resumes; 130, as shells report an interrupted command.
     let report = tokio::select! {
-        report = fleet::watch::watch(fleet, id, out, &bar) => report?,
+        report = fleet::watch::watch(fleet, id, out, progress) => report?,
         () = interrupted() => {
-            bar.finish_and_clear();
             eprintln!("watch interrupted; run the same command again to resume {}", out.display());
             return Ok(ExitCode::from(130));
         }
@@ -83,7 +81,10 @@ pub(super) async fn follow(
         Some(s) => s.table(),
         None => super::summary::summarise(&crate::records::Input::file(out)?)?.table(),
     };
-    print!("{table}");
+    // A sweep cancelled before any result has no cells: no table of none.
+    if !table.trim().is_empty() && report.jobs_done > 0 {
+        print!("{table}");
+    }
     match &report.cells {
         None => println!(
             "\n{}: {} of {} jobs written to {} ({} records this run in {:.1} s, {} records/s; {} found in the file at start; {} duplicate results dropped)",

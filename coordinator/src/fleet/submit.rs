@@ -253,6 +253,7 @@ async fn submit_once(
         episodes_total: sweep.episode_count(),
         jobs_done: previous.as_ref().map_or(0, |p| p.jobs_done),
         jobs_failed: previous.as_ref().map_or(0, |p| p.jobs_failed),
+        episodes_played: previous.as_ref().and_then(|p| p.episodes_played),
         definition: definition.to_string(),
         published: Some(record),
         collect: sweep.collect_override,

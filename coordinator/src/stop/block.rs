@@ -78,8 +78,8 @@ pub struct Stopping {
     /// Per sweep cell.
     pub cells: Vec<CellPlay>,
     accs: Vec<Acc>,
-    /// The jobs of this round: index -> (group, the sets it plays).
-    round: BTreeMap<u64, (usize, Vec<usize>)>,
+    /// The jobs of this round: index -> (group, the sets it plays, its seeds).
+    round: BTreeMap<u64, (usize, Vec<usize>, u64)>,
     /// What the folds need of this round's results, by job index.
     pending: BTreeMap<u64, Part>,
 }
@@ -206,7 +206,7 @@ impl Stopping {
                     let seeds = SeedRange { start: sweep.seeds.start + start, count };
                     let paired = sets[1..].iter().map(|&s| sweep.cells[shape.cells[s]].policy_set.clone()).collect();
                     let job = sweep.job_at(index, first, seeds, paired);
-                    self.round.insert(index, (g, sets.clone()));
+                    self.round.insert(index, (g, sets.clone(), count));
                     index += 1;
                     jobs.push(job);
                     start += count;
@@ -216,12 +216,37 @@ impl Stopping {
         jobs
     }
 
+    /// The sweep cell of job `index` of this round (its first set's).
+    pub fn cell_of_job(&self, index: u64) -> Option<usize> {
+        let (g, sets, _) = self.round.get(&index)?;
+        Some(self.plan.groups[*g].cells[sets[0]])
+    }
+
+    /// The episodes job `index` of this round plays (every set it plays, on its seeds).
+    pub fn episodes_of_job(&self, index: u64) -> u64 {
+        self.round.get(&index).map_or(0, |(_, sets, seeds)| seeds * sets.len() as u64)
+    }
+
+    /// The most episodes the sweep can play in all: those played, and every playing set of every
+    /// open group up to the cap. It only shrinks as the folds decide.
+    pub fn episodes_possible(&self) -> u64 {
+        let cap = self.plan.cap;
+        let mut possible = 0;
+        for (state, acc) in self.states.iter().zip(&self.accs) {
+            let open = !(state.done() || acc.failed || state.looks >= self.plan.checkpoints.len());
+            for (s, &played) in state.played.iter().enumerate() {
+                possible += played + if open && state.playing[s] { cap.saturating_sub(played) } else { 0 };
+            }
+        }
+        possible
+    }
+
     /// Takes a result of this round, in any order: what the folds need of it is kept until
     /// [`Stopping::fold_round`] counts every result of the round in job order (floating-point
     /// merges are not associative; the order makes the digits, and so the decisions, the same
     /// whatever order a fleet returns them in).
-    pub fn accept(&mut self, r: &JobResult) -> anyhow::Result<()> {
-        let Some((g, sets)) = self.round.get(&r.index).cloned() else {
+    pub fn accept_result(&mut self, r: &JobResult) -> anyhow::Result<()> {
+        let Some((g, sets, _)) = self.round.get(&r.index).cloned() else {
             anyhow::bail!("job {} is not a job of this block", r.index);
         };
         let acc = &self.accs[g];

@@ -134,6 +134,12 @@ impl Decisions {
         })
     }
 
+    /// The decisions of a run that just ended (no file read): what its summary file's decision
+    /// columns carry.
+    pub fn of_rows(rows: Vec<DecisionRow>) -> Decisions {
+        Decisions { origin: vec![0; rows.len()], rows, ..Decisions::default() }
+    }
+
     /// The decisions of `stop` when given (`--stop`), else of the stop files beside the results
     /// `inputs` (files or directories of shards: `<stem>.stop.json`, also without a summary
     /// file's `.cells`); `None` when there are none (a sweep without `[stop]`).

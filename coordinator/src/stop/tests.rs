@@ -256,7 +256,7 @@ fn play_rounds_in(sweep: &crate::sweep::Sweep, run: &mut block::Stopping, revers
             jobs.reverse();
         }
         for job in &jobs {
-            run.accept(&simfleet::run_job(job, &env))?;
+            run.accept_result(&simfleet::run_job(job, &env))?;
         }
         run.fold_round()?;
     }
@@ -306,7 +306,7 @@ margin = 1
     // A checkpoint waits for every seed below it.
     let mut short = block::Stopping::new(&sweep).unwrap();
     let jobs = short.round_jobs(&sweep);
-    short.accept(&simfleet::run_job(&jobs[1], &simfleet::RunEnv::default())).unwrap();
+    short.accept_result(&simfleet::run_job(&jobs[1], &simfleet::RunEnv::default())).unwrap();
     let e = short.fold_round().unwrap_err();
     assert_eq!(e.to_string(), "job 0 of this block has no result: a checkpoint counts every seed below it");
     // A log written from other results: the replay refuses it at that fold.

@@ -170,6 +170,10 @@ pub struct SweepEntry {
     /// Jobs failed so far (updated by `watch`).
     #[serde(default)]
     pub jobs_failed: u64,
+    /// A stopping sweep's episodes played so far (updated by `watch`); absent for other sweeps,
+    /// whose `episodes_total` is what they play. A stopping sweep's `episodes_total` is its cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub episodes_played: Option<u64>,
     /// The sweep file as submitted, so any machine can rebuild the expansion.
     pub definition: String,
     /// `submit --collect`: the collect mode that overrides the file's for every cell, if given.

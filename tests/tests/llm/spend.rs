@@ -326,6 +326,7 @@ async fn a_model_job_whose_calls_cannot_be_reserved_goes_back_to_the_queue_and_p
             episodes_total: 2,
             jobs_done: 0,
             jobs_failed: 0,
+            episodes_played: None,
             definition: String::new(),
             collect: None,
             published: None,

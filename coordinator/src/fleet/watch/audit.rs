@@ -47,12 +47,12 @@ pub(super) trait Books {
     /// Makes what was read again durable.
     fn flush(&mut self) -> anyhow::Result<()>;
     /// Where to say so.
-    fn bar(&self) -> &indicatif::ProgressBar;
+    fn progress(&self) -> &crate::progress::Progress;
 }
 
-impl Books for Ledger<'_> {
+impl Books for Ledger {
     fn sweep_id(&self) -> &str {
-        &self.sweep.id
+        &self.sweep().id
     }
     fn missing(&self) -> Vec<u64> {
         Ledger::missing(self)
@@ -61,7 +61,7 @@ impl Books for Ledger<'_> {
         Ledger::is_pending(self, index)
     }
     fn job(&self, index: u64) -> Option<simfleet::protocol::Job> {
-        self.sweep.job(index)
+        self.sweep().job(index)
     }
     fn reread(&mut self, result: JobResult) -> anyhow::Result<()> {
         self.accept(result)?;
@@ -74,8 +74,8 @@ impl Books for Ledger<'_> {
     fn flush(&mut self) -> anyhow::Result<()> {
         Ledger::flush(self)
     }
-    fn bar(&self) -> &indicatif::ProgressBar {
-        self.bar
+    fn progress(&self) -> &crate::progress::Progress {
+        self.collector.progress()
     }
 }
 
@@ -261,6 +261,9 @@ async fn replay(fleet: &Fleet, ledger: &impl Books, index: u64) -> anyhow::Resul
     let payload = simfleet::protocol::encode(&job);
     fleet.js.publish_with_headers(job_subject(&job.game, &job.sweep), headers, payload.into()).await?.await?;
     tracing::warn!(sweep = job.sweep, job = index, msg_id = id, "no result and no job message: published again");
-    ledger.bar().println(format!("job {index}: lost by the servers (no result, no job message); published again"));
+    ledger
+        .progress()
+        .bar()
+        .println(format!("job {index}: lost by the servers (no result, no job message); published again"));
     Ok(())
 }

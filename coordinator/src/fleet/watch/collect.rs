@@ -61,7 +61,7 @@ impl Quiet {
     }
 
     /// Says which jobs are still missing, once per doubling of the silence.
-    fn maybe_say(&mut self, p: &Ledger<'_>) {
+    fn maybe_say(&mut self, p: &Ledger) {
         let quiet = self.since.elapsed();
         if quiet < self.say_after || p.finished() {
             return;
@@ -72,13 +72,13 @@ impl Quiet {
             quiet.as_secs(),
             p.describe_missing()
         );
-        crate::progress::say(p.bar, line);
+        p.collector.progress().say(line);
     }
 }
 
 /// Reads results until the sweep is complete or cancelled (returns whether it was cancelled).
 /// Survives a server restart: the message stream is reopened with a pause.
-pub(super) async fn collect(fleet: &Fleet, id: &str, p: &mut Ledger<'_>) -> anyhow::Result<bool> {
+pub(super) async fn collect(fleet: &Fleet, id: &str, p: &mut Ledger) -> anyhow::Result<bool> {
     let mut dlq = DlqReader::new(fleet.topology.dlq.clone(), fleet.topology.jobs.clone(), id);
     let mut last_housekeeping = Instant::now() - HOUSEKEEPING_EVERY;
     let mut audit = Audit::new();
@@ -161,7 +161,7 @@ pub(super) async fn collect(fleet: &Fleet, id: &str, p: &mut Ledger<'_>) -> anyh
                 }
             }
             if p.llm_stopped.is_none() {
-                p.llm_stopped = crate::llm_tally::stop_at_limit(fleet, &p.sweep, p.llm_spend).await?;
+                p.llm_stopped = crate::llm_tally::stop_at_limit(fleet, p.sweep(), p.collector.spend()).await?;
             }
             if p.finished() {
                 return Ok(false);
@@ -174,11 +174,7 @@ pub(super) async fn collect(fleet: &Fleet, id: &str, p: &mut Ledger<'_>) -> anyh
 
 /// Writes one result and returns what acknowledges it (once the batch is flushed): a result
 /// sent in parts is written when its head comes ([`Assembler`]).
-fn handle(
-    p: &mut Ledger<'_>,
-    parts: &mut Assembler,
-    msg: async_nats::jetstream::Message,
-) -> anyhow::Result<Vec<Acker>> {
+fn handle(p: &mut Ledger, parts: &mut Assembler, msg: async_nats::jetstream::Message) -> anyhow::Result<Vec<Acker>> {
     let (msg, acker) = msg.split();
     let (payload, mut ackers) = match parts.arrive(&msg, acker, |i| p.is_pending(i)) {
         Arrival::Result(payload, ackers) => (payload, ackers),
@@ -186,7 +182,7 @@ fn handle(
         Arrival::Held => return Ok(Vec::new()),
     };
     match simfleet::protocol::decode::<JobResult>(&payload) {
-        Ok(result) if result.sweep == p.sweep.id => {
+        Ok(result) if result.sweep == p.sweep().id => {
             let index = result.index;
             p.accept(result)?;
             ackers.extend(parts.forget(index));
@@ -198,12 +194,7 @@ fn handle(
 }
 
 /// Stuck jobs from the DLQ, the KV counts, and whether the sweep was cancelled.
-async fn housekeeping(
-    fleet: &Fleet,
-    entry: &SweepEntry,
-    dlq: &mut DlqReader,
-    p: &mut Ledger<'_>,
-) -> anyhow::Result<bool> {
+async fn housekeeping(fleet: &Fleet, entry: &SweepEntry, dlq: &mut DlqReader, p: &mut Ledger) -> anyhow::Result<bool> {
     for dead in dlq.poll().await? {
         p.fail(FailedJob {
             job: dead.index,

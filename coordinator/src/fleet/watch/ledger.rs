@@ -1,13 +1,12 @@
 //! What `watch` knows of every job of its sweep: done (its records in the file), failed (in the
 //! failure log), or still missing. The sweep's own definition says which jobs there are, so
-//! the ledger can always name the ones it still lacks (`audit` acts on them).
+//! the ledger can always name the ones it still lacks (`audit` acts on them). What a result
+//! holds goes to the [`Collector`].
 
-use indicatif::ProgressBar;
-use simfleet::protocol::{Collect, JobResult};
+use simfleet::protocol::JobResult;
 
-use super::super::failures::{FailedJob, FailureLog};
-use crate::cell_table::CellTable;
-use crate::records::RecordWriter;
+use super::super::failures::FailedJob;
+use crate::collector::Collector;
 use crate::sweep::Sweep;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,46 +16,41 @@ pub(super) enum State {
     Failed,
 }
 
-pub(super) struct Ledger<'a> {
-    pub(super) sweep: Sweep,
+pub(super) struct Ledger {
     pub(super) states: Vec<State>,
     pub(super) done: u64,
     pub(super) failed: u64,
-    pub(super) writer: RecordWriter,
-    pub(super) failures: FailureLog,
-    pub(super) bar: &'a ProgressBar,
-    /// The cells' aggregates, when some cells collect summaries.
-    pub(super) table: Option<CellTable>,
-    pub(super) records_written: u64,
-    pub(super) episodes: u64,
+    /// Where the results go.
+    pub(super) collector: Collector,
     pub(super) duplicates: u64,
     /// Jobs published again because their message was lost (`audit`).
     pub(super) replayed: u64,
     /// Results read again from the results stream after the file lost them (`audit`).
     pub(super) reread: u64,
-    pub(super) summary: crate::summary::Summary,
-    /// Model calls (and their cost) of the results so far, and why the sweep was stopped at
-    /// `llm_max_calls` or `llm_max_dollars`.
-    pub(super) llm_spend: crate::llm_spend::Spend,
+    /// Why the sweep was stopped at `llm_max_calls` or `llm_max_dollars`.
     pub(super) llm_stopped: Option<String>,
 }
 
-impl Ledger<'_> {
+impl Ledger {
+    pub(super) fn sweep(&self) -> &Sweep {
+        self.collector.sweep().expect("a watch knows its sweep")
+    }
+
+    pub(super) fn job_count(&self) -> u64 {
+        self.states.len() as u64
+    }
+
     pub(super) fn finished(&self) -> bool {
-        self.done + self.failed >= self.sweep.job_count()
+        self.done + self.failed >= self.job_count()
     }
 
     /// The jobs with neither records nor a failure yet, in index order.
     pub(super) fn missing(&self) -> Vec<u64> {
-        (0..self.sweep.job_count()).filter(|&i| self.states[i as usize] == State::Pending).collect()
+        (0..self.job_count()).filter(|&i| self.states[i as usize] == State::Pending).collect()
     }
 
     pub(super) fn is_pending(&self, index: u64) -> bool {
         self.states.get(index as usize) == Some(&State::Pending)
-    }
-
-    pub(super) fn episodes_of(&self, index: u64) -> u64 {
-        self.sweep.job(index).map_or(0, |j| j.seeds.count)
     }
 
     pub(super) fn fail(&mut self, failure: FailedJob) -> anyhow::Result<()> {
@@ -65,14 +59,9 @@ impl Ledger<'_> {
             self.duplicates += 1;
             return Ok(());
         }
-        self.failures.push(&failure)?;
-        if let Some(table) = self.table.as_mut() {
-            table.skip(&self.sweep, failure.job)?;
-        }
+        self.collector.fail(failure)?;
         self.states[i] = State::Failed;
         self.failed += 1;
-        self.bar.inc(self.episodes_of(failure.job));
-        self.bar.println(format!("job {} failed: {}", failure.job, failure.error));
         Ok(())
     }
 
@@ -82,35 +71,23 @@ impl Ledger<'_> {
             self.duplicates += 1;
             return Ok(());
         }
-        if let Some(e) = &result.error {
-            return self.fail(FailedJob { job: result.index, kind: e.kind.as_str().to_string(), error: e.to_string() });
+        let failed = result.error.is_some();
+        self.collector.deliver(result)?;
+        if failed {
+            self.states[i] = State::Failed;
+            self.failed += 1;
+        } else {
+            self.states[i] = State::Done;
+            self.done += 1;
         }
-        self.llm_spend += crate::llm_spend::spend_of(&self.sweep, &result);
-        let records_cell = self.sweep.cell_of(result.index).is_some_and(|c| c.collect == Collect::Records);
-        match self.table.as_mut() {
-            Some(table) => table.accept(&self.sweep, &result)?,
-            None => self.summary.add_result(&result)?,
-        }
-        // A summary cell's job answered by a worker older than `collect` comes with records:
-        // they count in its aggregate, but do not go into the records file.
-        if records_cell {
-            self.writer.write_result(&result)?;
-            self.records_written += result.records.len() as u64;
-        }
-        self.episodes += result.episodes();
-        self.states[i] = State::Done;
-        self.done += 1;
-        self.bar.inc(result.episodes());
         Ok(())
     }
 
     /// Writes and syncs what was accepted (the writer syncs the file to disk): only then may
     /// the results be acknowledged.
     pub(super) fn flush(&mut self) -> anyhow::Result<()> {
-        self.writer.flush()?;
-        self.failures.flush()?;
-        let id = &self.sweep.id;
-        super::super::metrics::record_progress(id, self.sweep.job_count(), self.done, self.failed);
+        self.collector.flush()?;
+        super::super::metrics::record_progress(&self.sweep().id, self.job_count(), self.done, self.failed);
         Ok(())
     }
 

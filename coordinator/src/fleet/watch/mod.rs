@@ -21,22 +21,21 @@
 //! consumer carries on where it stopped. If the output file does not exist, the consumer is
 //! recreated to read the sweep's results from the start.
 //!
-//! A sweep with cells that collect summaries is merged per cell in job order
-//! ([`crate::cell_table`]) and its summary file written at the end. Its watch always reads the
+//! Results go to the [`crate::collector`]. A sweep with cells that collect summaries is merged
+//! per cell in job order and its summary file written at the end. Its watch always reads the
 //! results from the start: they are small (one aggregate per job) and the results stream keeps
 //! them, so a restarted watch rebuilds in seconds what a killed one held in memory.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use indicatif::ProgressBar;
 use simfleet::names::{watch_consumer, SweepEntry, SweepStatus};
 
 use self::ledger::{Ledger, State};
 use super::failures::{FailedJob, FailureLog};
 use super::Fleet;
-use crate::cell_table::{self, CellTable};
-use crate::records::RecordWriter;
+use crate::collector::{Collector, FailureFile, Output};
+use crate::progress::Progress;
 use crate::sweep::Sweep;
 
 mod audit;
@@ -106,73 +105,22 @@ pub struct StopWatch {
     pub published: u64,
 }
 
-/// Watches sweep `id` into `out`, drawing progress on `bar`.
-pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> anyhow::Result<WatchReport> {
+/// Watches sweep `id` into `out`, drawing progress on stderr when `progress` is set.
+pub async fn watch(fleet: &Fleet, id: &str, out: &Path, progress: bool) -> anyhow::Result<WatchReport> {
     let started = Instant::now();
     let entry = fleet.entry(id).await?;
     let sweep = Sweep::parse(&entry.definition, &format!("the definition of {id} in the KV bucket"))?
         .with_collect(entry.collect);
     anyhow::ensure!(sweep.id == id, "the KV entry of {id} holds the definition of another sweep ({})", sweep.id);
     if sweep.stop.is_some() {
-        return stopping::watch(fleet, id, out, bar, (entry, sweep), started).await;
+        return stopping::watch(fleet, id, out, Progress::new(progress), (entry, sweep), started).await;
     }
-    let summaries = sweep.collects_summaries();
-    let cells_path = cell_table::summary_path(&sweep, out);
-    crate::records::AnyFormat::of(&cells_path)?;
+    // Checked before the lock is taken, as `run` checks it before playing.
+    crate::records::AnyFormat::of(&crate::collector::cell_table::summary_path(&sweep, out))?;
     // Before the file is looked at: held until the file is complete, released if this dies.
     let _lock = super::output_lock::OutputLock::acquire(out)?;
-    let resume = !summaries && std::fs::metadata(out)?.len() > 0;
-    let mut states = vec![State::Pending; sweep.job_count() as usize];
-    let (mut done, mut failed) = (0, 0);
-    let writer = if resume {
-        let found = crate::records::resume(out, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
-        for &job in found.jobs.keys() {
-            if let Some(s) = states.get_mut(job as usize) {
-                *s = State::Done;
-                done += 1;
-            }
-        }
-        if let Some(cut) = found.cut_description() {
-            // Said even with --quiet: the file changed.
-            bar.suspend(|| eprintln!("{}: {cut}; resuming", out.display()));
-        }
-        RecordWriter::append(out, &sweep.games())?
-    } else {
-        // A fresh file must get every result: start the consumer over.
-        let _ = fleet.topology.results.delete_consumer(&watch_consumer(id)).await;
-        RecordWriter::create(out, &sweep.games())?
-    };
-    let (failures, known_failures) = FailureLog::open(out, resume)?;
-    let table = summaries.then(|| CellTable::new(&sweep));
-    for job in known_failures.keys() {
-        if let Some(s @ State::Pending) = states.get_mut(*job as usize) {
-            *s = State::Failed;
-            failed += 1;
-        }
-    }
-    let resumed_jobs = done;
-    bar.set_length(sweep.episode_count());
-    let mut p = Ledger {
-        sweep,
-        states,
-        done,
-        failed,
-        writer,
-        failures,
-        bar,
-        table,
-        records_written: 0,
-        episodes: 0,
-        duplicates: 0,
-        replayed: 0,
-        reread: 0,
-        summary: crate::summary::Summary::default(),
-        llm_spend: Default::default(),
-        llm_stopped: None,
-    };
-    let already: u64 =
-        (0..p.sweep.job_count()).filter(|&i| p.states[i as usize] != State::Pending).map(|i| p.episodes_of(i)).sum();
-    crate::progress::resume_at(bar, already);
+    let mut p = open(fleet, id, out, sweep, Progress::new(progress)).await?;
+    let resumed_jobs = p.done;
     p.flush()?;
     let mut cancelled = false;
     if !p.finished() {
@@ -187,58 +135,82 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, bar: &ProgressBar) -> an
     if let Ok(now) = fleet.entry(id).await {
         update_entry(fleet, &now, &p, true).await;
     }
-    bar.finish_and_clear();
-    let Ledger {
-        sweep,
-        done,
-        writer,
-        records_written,
-        episodes,
-        duplicates,
-        replayed,
-        reread,
-        mut summary,
-        table,
-        llm_stopped,
-        ..
-    } = p;
-    // Completes the file (a Parquet file needs its footer).
-    writer.finish()?;
-    let mut cells = None;
-    // When every cell collects summaries, `out` is the summary file: written over the records
-    // writer's empty file.
-    if let Some(table) = table {
-        let rows = table.rows()?;
-        crate::records::cells::write_cells(&cells_path, &rows)?;
-        summary = cell_table::summary_of(&rows)?;
-        cells = Some((cells_path, rows.len()));
-    }
+    let Ledger { done, collector, duplicates, replayed, reread, llm_stopped, .. } = p;
+    let definition = collector.sweep().expect("a watch knows its sweep").clone();
+    let c = collector.finish()?;
+    // Every failure, this run's and those logged by the runs before it.
     let mut failures: Vec<FailedJob> = FailureLog::open(out, true)?.1.into_values().collect();
     failures.sort_by_key(|f| f.job);
     Ok(WatchReport {
         sweep: id.to_string(),
-        jobs_total: sweep.job_count(),
+        jobs_total: definition.job_count(),
         jobs_done: done,
         failures,
         resumed_jobs,
-        records_written,
-        episodes,
-        cells,
+        records_written: c.records,
+        episodes: c.episodes,
+        cells: c.cells,
         duplicates,
         replayed,
         reread,
         cancelled,
         llm_stopped,
-        summary: (resumed_jobs == 0).then_some(summary),
+        // A resumed run leaves the table to a read of the whole file.
+        summary: (resumed_jobs == 0).then_some(c.summary),
         elapsed: started.elapsed(),
-        definition: sweep,
+        definition,
         stop: None,
     })
 }
 
+/// The ledger of a plain sweep's watch: a records file found at `out` is resumed (its partial
+/// tail cut back to whole jobs, its jobs and its logged failures done); otherwise the file is
+/// written from scratch and the consumer started over. A summary sweep always starts over:
+/// its results are small and the stream keeps them.
+async fn open(fleet: &Fleet, id: &str, out: &Path, sweep: Sweep, progress: Progress) -> anyhow::Result<Ledger> {
+    let resume = !sweep.collects_summaries() && std::fs::metadata(out)?.len() > 0;
+    let mut states = vec![State::Pending; sweep.job_count() as usize];
+    let (mut done, mut failed) = (0, 0);
+    if resume {
+        let found = crate::records::resume(out, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
+        for &job in found.jobs.keys() {
+            if let Some(s) = states.get_mut(job as usize) {
+                *s = State::Done;
+                done += 1;
+            }
+        }
+        if let Some(cut) = found.cut_description() {
+            // Said even with --quiet: the file changed.
+            eprintln!("{}: {cut}; resuming", out.display());
+        }
+        for job in FailureLog::open(out, true)?.1.keys() {
+            if let Some(s @ State::Pending) = states.get_mut(*job as usize) {
+                *s = State::Failed;
+                failed += 1;
+            }
+        }
+    } else {
+        // A fresh file must get every result: start the consumer over.
+        let _ = fleet.topology.results.delete_consumer(&watch_consumer(id)).await;
+    }
+    let already: u64 = (0..sweep.job_count())
+        .filter(|&i| states[i as usize] != State::Pending)
+        .map(|i| sweep.job(i).map_or(0, |j| j.seeds.count))
+        .sum();
+    let (output, failure_file) = match resume {
+        true => (Output::Append, FailureFile::Kept),
+        false => (Output::Create, FailureFile::Fresh),
+    };
+    progress.resume_at(already);
+    let mut collector = Collector::create(Some(sweep), out, output, failure_file, None, progress)?;
+    // The one round of a plain sweep: every job, published by `submit`.
+    let _ = collector.next_round();
+    Ok(Ledger { states, done, failed, collector, duplicates: 0, replayed: 0, reread: 0, llm_stopped: None })
+}
+
 /// Writes the counts (and `done` at the end) into the sweep's KV entry; best effort. Only
 /// those change: a `cancel` or `priority` written since `entry` was read stays.
-async fn update_entry(fleet: &Fleet, entry: &SweepEntry, p: &Ledger<'_>, at_end: bool) {
+async fn update_entry(fleet: &Fleet, entry: &SweepEntry, p: &Ledger, at_end: bool) {
     let (done, failed, finished) = (p.done, p.failed, at_end && p.finished());
     // Stopped at its model-call limit: the sweep ends `cancelled`, which says it was cut short.
     let stopped = p.llm_stopped.is_some();

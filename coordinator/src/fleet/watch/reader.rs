@@ -53,7 +53,7 @@ impl Reader {
     }
 
     /// Reads until every job of `round` has its result (or failed).
-    pub(super) async fn complete(&mut self, fleet: &Fleet, round: &mut Round<'_>) -> anyhow::Result<()> {
+    pub(super) async fn complete(&mut self, fleet: &Fleet, round: &mut Round) -> anyhow::Result<()> {
         self.quiet = Instant::now();
         self.say_after = SAY_WAITING_AFTER;
         while !round.complete() {
@@ -124,7 +124,7 @@ impl Reader {
     }
 
     /// Takes one message into the round and acknowledges it (and the parts it completes).
-    async fn handle(&mut self, round: &mut Round<'_>, msg: async_nats::jetstream::Message) {
+    async fn handle(&mut self, round: &mut Round, msg: async_nats::jetstream::Message) {
         let (msg, acker) = msg.split();
         let ackers = match self.parts.arrive(&msg, acker, |i| round.wants(i)) {
             Arrival::Result(payload, mut ackers) => {
@@ -152,7 +152,7 @@ impl Reader {
 
     /// Jobs out of deliveries, a cancel, the audit of missing jobs, and a line on what the
     /// round waits for.
-    async fn housekeeping(&mut self, fleet: &Fleet, round: &mut Round<'_>) -> anyhow::Result<()> {
+    async fn housekeeping(&mut self, fleet: &Fleet, round: &mut Round) -> anyhow::Result<()> {
         for dead in self.dlq.poll().await? {
             let why =
                 format!("no result after {} deliveries: every worker that took it died or timed out", dead.deliveries);
@@ -176,7 +176,7 @@ impl Reader {
                 quiet.as_secs(),
                 round.describe_missing()
             );
-            crate::progress::say(round.bar, line);
+            round.progress.say(line);
         }
         Ok(())
     }

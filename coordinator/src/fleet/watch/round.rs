@@ -4,14 +4,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use indicatif::ProgressBar;
 use simfleet::protocol::{Job, JobError, JobErrorKind, JobResult};
 
 use super::super::failures::FailedJob;
 use super::audit::Books;
+use crate::progress::Progress;
 
 /// The books of one round, carried from round to round.
-pub(super) struct Round<'a> {
+pub(super) struct Round {
     id: String,
     /// This round's jobs, by index.
     pub(super) jobs: BTreeMap<u64, Job>,
@@ -24,14 +24,14 @@ pub(super) struct Round<'a> {
     later: BTreeMap<u64, JobResult>,
     /// The jobs of the rounds before this one.
     past: BTreeSet<u64>,
-    pub(super) bar: &'a ProgressBar,
+    pub(super) progress: Progress,
     pub(super) duplicates: u64,
     pub(super) reread: u64,
     pub(super) replayed: u64,
 }
 
-impl<'a> Round<'a> {
-    pub(super) fn new(id: &str, bar: &'a ProgressBar) -> Round<'a> {
+impl Round {
+    pub(super) fn new(id: &str, progress: Progress) -> Round {
         Round {
             id: id.to_string(),
             jobs: BTreeMap::new(),
@@ -39,7 +39,7 @@ impl<'a> Round<'a> {
             notes: BTreeMap::new(),
             later: BTreeMap::new(),
             past: BTreeSet::new(),
-            bar,
+            progress,
             duplicates: 0,
             reread: 0,
             replayed: 0,
@@ -56,7 +56,7 @@ impl<'a> Round<'a> {
         let early: Vec<u64> = self.later.keys().filter(|i| self.jobs.contains_key(i)).copied().collect();
         for index in early {
             if let Some(r) = self.later.remove(&index) {
-                self.bar.inc(r.episodes());
+                self.progress.arrived(r.episodes());
                 self.results.insert(index, r);
             }
         }
@@ -78,7 +78,7 @@ impl<'a> Round<'a> {
     pub(super) fn take(&mut self, result: JobResult) {
         let index = result.index;
         if self.is_pending(index) {
-            self.bar.inc(result.episodes());
+            self.progress.arrived(result.episodes());
             self.results.insert(index, result);
         } else if self.past.contains(&index) || self.jobs.contains_key(&index) || self.later.contains_key(&index) {
             self.duplicates += 1;
@@ -96,8 +96,8 @@ impl<'a> Round<'a> {
         let job = self.jobs.get(&index);
         let failed =
             JobResult::failed("watch", self.id.clone(), index, job, JobError::new(JobErrorKind::Cancelled, &error));
+        // Said by the collector when the round is delivered.
         self.notes.insert(index, FailedJob { job: index, kind: kind.into(), error: error.clone() });
-        self.bar.println(format!("job {index} failed: {error}"));
         self.results.insert(index, failed);
     }
 
@@ -111,7 +111,7 @@ impl<'a> Round<'a> {
     }
 }
 
-impl Books for Round<'_> {
+impl Books for Round {
     fn sweep_id(&self) -> &str {
         &self.id
     }
@@ -136,8 +136,8 @@ impl Books for Round<'_> {
         // Results are held until their round is complete; nothing is written before.
         Ok(())
     }
-    fn bar(&self) -> &ProgressBar {
-        self.bar
+    fn progress(&self) -> &Progress {
+        &self.progress
     }
 }
 
@@ -157,8 +157,7 @@ mod tests {
         let sweep = Sweep::parse(SWEEP, "r.toml").unwrap();
         let job = |i: u64| sweep.job(i).unwrap();
         let result = |i: u64| JobResult::empty("w", sweep.id.clone(), i, Some(&job(i)));
-        let bar = ProgressBar::hidden();
-        let mut round = Round::new(&sweep.id, &bar);
+        let mut round = Round::new(&sweep.id, Progress::new(false));
         round.begin(vec![job(0), job(1)]);
         assert!(round.wants(0) && round.wants(2), "this round's job, and one of a later round");
         round.take(result(2));

@@ -88,7 +88,7 @@ impl CellTable {
 
     /// Adds a played job's result (its summary, or the aggregate of its records); a failed
     /// result is skipped in the job order.
-    pub fn accept(&mut self, sweep: &Sweep, result: &JobResult) -> anyhow::Result<()> {
+    pub fn accept_result(&mut self, sweep: &Sweep, result: &JobResult) -> anyhow::Result<()> {
         let cells = sweep.cells_of_job(result.index);
         if cells.is_empty() || cells.end > self.cells.len() {
             anyhow::bail!("job {} is not a job of sweep {}", result.index, sweep.id);
@@ -251,7 +251,7 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
         let results: Vec<JobResult> = sweep.jobs().map(|j| simfleet::run_job(&j, &env)).collect();
         let mut in_order = CellTable::new(&sweep);
         for r in &results {
-            in_order.accept(&sweep, r).unwrap();
+            in_order.accept_result(&sweep, r).unwrap();
         }
         let want = in_order.rows().unwrap();
         // Every order of arrival of the 6 jobs: the same merge order, the same values.
@@ -260,7 +260,7 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
         for order in &orders {
             let mut shuffled = CellTable::new(&sweep);
             for &i in order {
-                shuffled.accept(&sweep, &results[i]).unwrap();
+                shuffled.accept_result(&sweep, &results[i]).unwrap();
             }
             assert_eq!(shuffled.rows().unwrap(), want, "arrival order {order:?}");
         }
@@ -271,7 +271,7 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
             for &i in order {
                 match i {
                     0 => with_failure.skip(&sweep, 0).unwrap(),
-                    _ => with_failure.accept(&sweep, &results[i]).unwrap(),
+                    _ => with_failure.accept_result(&sweep, &results[i]).unwrap(),
                 }
             }
             let rows = with_failure.rows().unwrap();
