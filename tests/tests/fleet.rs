@@ -110,9 +110,7 @@ async fn submit(f: &Fleet, setup: &Setup) -> fleet::submit::SubmitReport {
 }
 
 async fn watch(f: &Fleet, setup: &Setup, out: &Path) -> fleet::watch::WatchReport {
-    within("the watch to finish", TIMEOUT, fleet::watch::watch(f, &setup.sweep.id, out, &ProgressBar::hidden()))
-        .await
-        .unwrap()
+    within("the watch to finish", TIMEOUT, fleet::watch::watch(f, &setup.sweep.id, out, false)).await.unwrap()
 }
 
 /// `watch` on a connection of its own, in a task, so the test can break things meanwhile.
@@ -124,7 +122,7 @@ fn spawn_watch(
     let (id, out, url) = (setup.sweep.id.clone(), out.to_path_buf(), url.to_string());
     tokio::spawn(async move {
         let f = fleet(&url).await;
-        fleet::watch::watch(&f, &id, &out, &ProgressBar::hidden()).await
+        fleet::watch::watch(&f, &id, &out, false).await
     })
 }
 
@@ -162,7 +160,7 @@ async fn two_worker_processes_give_the_records_of_the_embedded_run() {
     assert!(logs.contains("runtime_threads: 2"), "the second worker runs two runtime threads:\n{logs}");
     // `results` exports the same sweep again, here as Parquet, read back row by row.
     let parquet = setup.path("again.parquet");
-    let exported = fleet::results::export(&f, &setup.sweep.id, &parquet, &ProgressBar::hidden()).await.unwrap();
+    let exported = fleet::results::export(&f, &setup.sweep.id, &parquet, false).await.unwrap();
     assert_eq!(exported.records, setup.sweep.episode_count());
     let mut rows = 0;
     coordinator::records::for_each_row(&parquet, |_, _| rows += 1).unwrap();
@@ -188,7 +186,7 @@ async fn a_worker_killed_mid_sweep_loses_and_duplicates_nothing() {
     assert_eq!(report.jobs_done, 24);
     // CSV this time: compare through the JSON Lines of `results`, exported again.
     let again = setup.path("again.jsonl");
-    let exported = fleet::results::export(&f, &setup.sweep.id, &again, &ProgressBar::hidden()).await.unwrap();
+    let exported = fleet::results::export(&f, &setup.sweep.id, &again, false).await.unwrap();
     assert_eq!(exported.jobs, 24);
     assert_same_records(&setup, &again).await;
     let csv_rows = std::fs::read_to_string(&out).unwrap().lines().count() - 1;

@@ -76,7 +76,7 @@ async fn a_cut_last_record_resumes_and_other_corruption_is_refused_with_file_and
     let worker = RunningWorker::start(test_settings(&url)).await;
     fleet::submit::submit(&f, &setup.sweep, &setup.text, &ProgressBar::hidden()).await.unwrap();
     let full_jsonl = setup.path("full.jsonl");
-    let report = fleet::watch::watch(&f, &setup.sweep.id, &full_jsonl, &ProgressBar::hidden()).await.unwrap();
+    let report = fleet::watch::watch(&f, &setup.sweep.id, &full_jsonl, false).await.unwrap();
     assert_eq!(report.jobs_done, 4);
     worker.stop().await.unwrap();
     let id = setup.sweep.id.as_str();
@@ -84,7 +84,7 @@ async fn a_cut_last_record_resumes_and_other_corruption_is_refused_with_file_and
     for format in RESUMABLE {
         let full = setup.path(&format!("full.{format}"));
         if format != "jsonl" {
-            fleet::results::export(&f, id, &full, &ProgressBar::hidden()).await.unwrap();
+            fleet::results::export(&f, id, &full, false).await.unwrap();
         }
         let bytes = std::fs::read(&full).unwrap();
         // The last record cut mid-write: the next watch cuts the rest of it and writes it again.

@@ -218,6 +218,37 @@ async fn a_fleet_with_a_worker_killed_plays_as_run(mode: &str, ext: &str) {
     .unwrap();
     assert_eq!(entry.status, SweepStatus::Done);
     assert!(entry.jobs_total > 8 && entry.jobs_done == entry.jobs_total, "{entry:?}");
+    // Played and cap apart: the entry's total is the cap, and what was played is its own field.
+    let played = serde_json::from_str::<serde_json::Value>(&stop).unwrap()["savings"]["played"].as_u64();
+    assert_eq!(entry.episodes_played, played, "{entry:?}");
+    assert!(played.unwrap() <= entry.episodes_total, "never past the cap: {entry:?}");
+    let (code, status, _) = coordinator(&["status", &id, "--nats-url", &url]).await;
+    let shown = format!("{} (cap {})", played.unwrap(), entry.episodes_total);
+    assert!(code == 0 && status.contains(&shown), "status shows {shown}:\n{status}");
+}
+
+/// A watch whose stderr is not a terminal (no bar is drawn), on a sweep no worker plays, says
+/// what it waits for at the default log level, and soon: a user piping it to a file or a CI
+/// log sees why nothing moves. Both drivers: a plain sweep and a stopping sweep's round.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_without_a_terminal_says_what_it_waits_for_within_ten_seconds() {
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let plain = SWEEP.split("\n[stop]").next().unwrap().replace("name = \"stopping\"", "name = \"plain\"");
+    for (name, text, says) in [("plain", plain, "waiting for"), ("stopping", fleet_sweep(), "this round waits for")] {
+        let sweep = path(d, &format!("{name}.toml"));
+        std::fs::write(&sweep, &text).unwrap();
+        let (code, stdout, stderr) = coordinator(&["submit", &sweep, "--quiet", "--nats-url", &url]).await;
+        assert_eq!(code, 0, "{stdout}\n{stderr}");
+        let id = Sweep::parse(&text, "s.toml").unwrap().id;
+        let out = path(d, &format!("{name}.jsonl"));
+        let mut watch = CoordinatorProcess::spawn(&["watch", &id, "--out", &out, "--nats-url", &url], &[]);
+        let line = watch.wait_for_stderr(says, Duration::from_secs(10)).await;
+        assert!(line.contains("no result for") && line.contains("job"), "{line}");
+        watch.kill();
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -165,8 +165,9 @@ fn summary_out_carries_the_decisions_of_the_stop_file_in_every_format() {
 
     // Moved away from the results, the stop file is named with --stop.
     std::fs::rename(path(d, "s.stop.json"), path(d, "elsewhere.json")).unwrap();
+    // `run` wrote the decisions into its summary file: they stay without the stop file.
     ok(&["summary", &path(d, "s.csv"), "--out", &path(d, "bare.csv")]);
-    assert!(!csv_header(&path(d, "bare.csv")).iter().any(|h| h == "decision"));
+    assert_eq!(read_back(&path(d, "bare.csv")), want);
     ok(&["summary", &path(d, "s.csv"), "--out", &path(d, "named.parquet"), "--stop", &path(d, "elsewhere.json")]);
     assert_eq!(read_back(&path(d, "named.parquet")), want);
     // A summary file that carries the decisions keeps them when read again.
@@ -261,4 +262,25 @@ fn a_sweep_without_stop_gets_no_decision_columns() {
     assert!(cmp[0].get("reward_diff").is_some() && cmp[0].get("decision").is_none(), "{cmp}");
     ok(&["report", &path(d, "s.csv"), "--out", &path(d, "r.html")]);
     assert!(!std::fs::read_to_string(path(d, "r.html")).unwrap().contains("Stopping decisions"));
+}
+
+/// `run` of a summary stopping sweep writes the decision columns into its summary file itself:
+/// the file is the one `summary --out` makes of it from `<stem>.stop.json`, byte for byte.
+#[test]
+fn run_of_a_summary_stopping_sweep_writes_the_decision_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sweep = path(d, "stop.toml");
+    std::fs::write(&sweep, SWEEP).unwrap();
+    for ext in ["csv", "parquet"] {
+        let (cells, again) = (path(d, &format!("cells.{ext}")), path(d, &format!("again.{ext}")));
+        ok(&["run", &sweep, "--out", &cells, "--quiet", "--threads", "2"]);
+        let rows = read_cells(Path::new(&cells)).unwrap();
+        assert!(!rows.is_empty() && rows.iter().all(|r| r.decision.is_some()), "{ext}: every cell has its decision");
+        ok(&["summary", &cells, "--out", &again]);
+        assert!(
+            std::fs::read(&cells).unwrap() == std::fs::read(&again).unwrap(),
+            "{ext}: run wrote summary --out's file"
+        );
+    }
 }

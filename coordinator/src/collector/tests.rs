@@ -83,3 +83,41 @@ fn the_check_sees_a_result_routed_elsewhere() {
     ];
     assert_eq!(routed_outside(&planted), vec!["fleet/watch/ledger.rs: write_result(".to_string()]);
 }
+
+/// A stopping sweep's bar counts to the end of the round it plays, never to the cap: at each
+/// round its total is at most the episodes still possible, and the round's results fill it.
+#[test]
+fn a_stopping_sweeps_progress_counts_its_round_never_the_cap() {
+    let text = "name = \"p\"\nseeds = { start = 0, count = 2000 }\n[[cells]]\ngame = \"bucket_brigade\"\n\
+                scenarios = [\"default\"]\n[cells.policy_sets]\nf = [\"firefighter\", \"firefighter\", \
+                \"firefighter\", \"firefighter\"]\nr = [\"random\", \"random\", \"random\", \"random\"]\n\
+                [stop]\nmetric = \"team_reward\"\nhalf_width = 8.0\n";
+    let sweep = crate::sweep::Sweep::parse(text, "p.toml").unwrap();
+    let cap = sweep.episode_count();
+    let dir = tempfile::tempdir().unwrap();
+    let stopping = crate::stop::block::Stopping::new(&sweep);
+    let progress = crate::progress::Progress::new(false);
+    let out = dir.path().join("p.jsonl");
+    let mut c = super::Collector::create(
+        Some(sweep.clone()),
+        &out,
+        super::Output::Create,
+        super::FailureFile::None,
+        stopping,
+        progress.clone(),
+    )
+    .unwrap();
+    let mut rounds = 0;
+    while let Some(round) = c.next_round() {
+        rounds += 1;
+        let (total, possible) = (progress.bar().length().unwrap(), c.stopping().unwrap().episodes_possible());
+        assert!(total <= possible && possible <= cap, "round {rounds}: total {total}, possible {possible}, cap {cap}");
+        for i in 0..round.len() {
+            c.deliver(simfleet::run_job(&round.job(&sweep, i).unwrap(), &simfleet::RunEnv::default())).unwrap();
+        }
+        assert_eq!(progress.bar().position(), total, "round {rounds} fills its bar");
+        c.end_round().unwrap();
+    }
+    let played = c.finish().unwrap().episodes;
+    assert!(rounds > 1 && played < cap, "it stopped before the cap: {played} of {cap} in {rounds} rounds");
+}

@@ -31,8 +31,10 @@ pub struct SweepState {
     pub fleet_share: f64,
     /// Jobs in the sweep.
     pub jobs_total: u64,
-    /// Episodes in the sweep.
+    /// Episodes in the sweep (a stopping sweep's cap).
     pub episodes_total: u64,
+    /// A stopping sweep's episodes played so far, as its `watch` counted them.
+    pub episodes_played: Option<u64>,
     /// Jobs in the queue: waiting, or delivered and not yet acknowledged.
     pub queued: u64,
     /// Results in the results stream (error results included).
@@ -85,6 +87,7 @@ pub async fn status(fleet: &Fleet, id: Option<&str>) -> anyhow::Result<Vec<Sweep
             status: e.status,
             jobs_total: e.jobs_total,
             episodes_total: e.episodes_total,
+            episodes_played: e.episodes_played,
             watched_done: e.jobs_done,
             watched_failed: e.jobs_failed,
         });
@@ -170,7 +173,11 @@ pub fn table(states: &[SweepState]) -> String {
                 s.priority.to_string(),
                 s.share.to_string(),
                 s.jobs_total.to_string(),
-                s.episodes_total.to_string(),
+                // A stopping sweep plays fewer than its cap: played, and the cap apart.
+                match s.episodes_played {
+                    Some(played) => format!("{played} (cap {})", s.episodes_total),
+                    None => s.episodes_total.to_string(),
+                },
                 s.waiting.to_string(),
                 s.in_flight.to_string(),
                 format!("{:.1}%", 100.0 * s.fleet_share),
