@@ -17,8 +17,8 @@ use std::time::{Duration, Instant};
 use simfleet::protocol::Collect;
 use simfleet::{JobResult, RunEnv};
 
+use crate::collector::failures::FailedJob;
 use crate::collector::{Collector, FailureFile, Output, Prepared};
-use crate::fleet::failures::FailedJob;
 use crate::llm_spend::SpendGate;
 use crate::progress::Progress;
 use crate::stop::block::Stopping;

@@ -48,5 +48,7 @@ pub mod summary;
 pub mod sweep;
 pub mod table;
 
-// Summary-mode merging is the collector's; its old path stays for the analyses that read it.
-pub use collector::cell_table;
+#[cfg(test)]
+mod layering;
+#[cfg(test)]
+mod source_graph;

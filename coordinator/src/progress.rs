@@ -169,9 +169,9 @@ impl Progress {
     }
 
     /// Counts a failed job's episodes, and says so above the bar.
-    pub fn failed(&self, failure: &crate::fleet::failures::FailedJob, episodes: u64) {
+    pub fn failed(&self, job: u64, error: &str, episodes: u64) {
         self.inc(episodes);
-        self.bar.println(format!("job {} failed: {}", failure.job, failure.error));
+        self.bar.println(format!("job {job} failed: {error}"));
     }
 
     /// Says `line` above the bar; without a bar (no terminal), on stderr unless `--quiet`

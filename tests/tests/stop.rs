@@ -237,7 +237,7 @@ async fn a_watch_without_a_terminal_says_what_it_waits_for_within_ten_seconds() 
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let plain = SWEEP.split("\n[stop]").next().unwrap().replace("name = \"stopping\"", "name = \"plain\"");
-    for (name, text, says) in [("plain", plain, "waiting for"), ("stopping", fleet_sweep(), "this round waits for")] {
+    for (name, text, says) in [("plain", plain, "waiting for"), ("stopping", fleet_sweep(), "of this round")] {
         let sweep = path(d, &format!("{name}.toml"));
         std::fs::write(&sweep, &text).unwrap();
         let (code, stdout, stderr) = coordinator(&["submit", &sweep, "--quiet", "--nats-url", &url]).await;

@@ -27,7 +27,7 @@ use anyhow::Context;
 use simfleet::protocol::Collect;
 use simfleet::{GameKind, JobError, JobErrorKind, JobResult};
 
-use crate::fleet::failures::{FailedJob, FailureLog};
+use self::failures::{FailedJob, FailureLog};
 use crate::llm_spend::Spend;
 use crate::progress::Progress;
 use crate::records::{RecordWriter, RowEncoder};
@@ -37,6 +37,7 @@ use crate::summary::Summary;
 use crate::sweep::Sweep;
 
 pub mod cell_table;
+pub mod failures;
 mod round;
 
 use self::cell_table::CellTable;
@@ -330,7 +331,7 @@ impl Collector {
         if let Some(log) = self.failure_log.as_mut() {
             log.push(&failure)?;
         }
-        self.progress.failed(&failure, self.episodes_of(failure.job));
+        self.progress.failed(failure.job, &failure.error, self.episodes_of(failure.job));
         self.failures.push(failure);
         Ok(())
     }

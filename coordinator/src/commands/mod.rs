@@ -33,7 +33,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::fleet::failures::FailedJob;
+use crate::collector::failures::FailedJob;
 use crate::fleet::{FleetFlags, FleetSettings};
 
 /// Connection flags of the fleet commands (submit, watch, status, results, cancel, priority,

@@ -8,12 +8,13 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
+use crate::cells_of_records;
+use crate::collector::cell_table;
 use crate::records::scan::{self, Need};
 use crate::records::{cells, Input};
 use crate::stop::decisions::{self, Decisions};
 use crate::summary::{Summary, SummaryScan};
 use crate::sweep::Sweep;
-use crate::{cell_table, cells_of_records};
 
 /// Print the summary table of results files (.jsonl, .csv, .msgpack or .parquet; records, or
 /// the cell rows of a sweep that collected summaries): per game, scenario and policy set, the

@@ -27,8 +27,10 @@ use simfleet::nats::topology::{self, Topology, TopologyConfig, TopologyError};
 
 pub mod cancel;
 pub mod dlq;
-pub mod failures;
+// The failure log is the collector's; its old path stays.
+pub use crate::collector::failures;
 pub mod large_result;
+pub mod llm_limit;
 pub mod metrics;
 pub mod msg_ids;
 pub mod output_lock;

@@ -8,18 +8,19 @@
 //!
 //! # Layout
 //!
-//! - [`section`]: the `[[rankings]]` sweep section and its expansion into cells.
-//! - [`teams`]: the seeded team draw and the team names.
+//! - [`section`], [`teams`]: the `[[rankings]]` sweep section, its expansion into cells and
+//!   the seeded team draw, read with the sweep file (`sweep::rankings`, `sweep::teams`).
 //! - [`model`]: the additive model, accumulated row by row (or a summary file's cell at a
 //!   time) and fitted in closed form.
 //! - [`solver`]: the small dense Cholesky solver of its normal equations.
 //! - [`table`]: the terminal table and the CSV output.
 
 pub mod model;
-pub mod section;
 pub mod solver;
 pub mod table;
-pub mod teams;
+
+/// The `[[rankings]]` section and its team draw are read and expanded with the sweep file.
+pub use crate::sweep::{rankings as section, teams};
 
 #[cfg(test)]
 mod tests;

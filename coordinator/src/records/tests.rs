@@ -8,8 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-/// A module's path: `["records", "scan", "blocks"]`.
-type ModPath = Vec<String>;
+use crate::source_graph::{code, declared, paths, ModPath};
 
 const SRC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
 
@@ -33,112 +32,6 @@ fn sources() -> Vec<(ModPath, String)> {
     }
     let mut out = Vec::new();
     walk(&Path::new(SRC).join("records"), &mut out);
-    out
-}
-
-/// The modules a source declares by `mod name;`, and whether under `#[cfg(test)]`.
-fn declared(source: &str) -> Vec<(String, bool)> {
-    let mut out = Vec::new();
-    let mut test = false;
-    for line in source.lines().map(str::trim) {
-        let item = ["pub(crate) ", "pub(super) ", "pub "].iter().fold(line, |l, p| l.strip_prefix(p).unwrap_or(l));
-        if let Some(name) = item.strip_prefix("mod ").and_then(|n| n.strip_suffix(';')) {
-            out.push((name.to_string(), test));
-        }
-        if !line.is_empty() {
-            test = line == "#[cfg(test)]";
-        }
-    }
-    out
-}
-
-/// The code of `source` without comment lines and without its `#[cfg(test)]` items (tests may
-/// import anything).
-fn code(source: &str) -> String {
-    let mut code = source.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-    while let Some(at) = code.find("#[cfg(test)]") {
-        let rest = &code[at..];
-        let end = match (rest.find(';'), rest.find('{')) {
-            (Some(semi), Some(brace)) if semi < brace => semi + 1,
-            (Some(semi), None) => semi + 1,
-            (_, Some(brace)) => {
-                let mut depth = 0;
-                brace
-                    + rest[brace..]
-                        .find(|c| {
-                            depth += match c {
-                                '{' => 1,
-                                '}' => -1,
-                                _ => 0,
-                            };
-                            depth == 0
-                        })
-                        .expect("braces balance")
-                    + 1
-            }
-            (None, None) => rest.len(),
-        };
-        code.replace_range(at..at + end, "");
-    }
-    code
-}
-
-fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
-}
-
-/// The paths of the use tree at the start of `s`: `a::{b, c::D}` gives `[a, b]` and `[a, c, D]`.
-fn use_paths(s: &str) -> Vec<ModPath> {
-    let mut prefix = ModPath::new();
-    let mut s = s.trim_start();
-    loop {
-        if let Some(group) = s.strip_prefix('{') {
-            let mut depth = 0;
-            let mut items = Vec::new();
-            let mut start = 0;
-            for (i, c) in group.char_indices() {
-                match c {
-                    '{' => depth += 1,
-                    '}' if depth == 0 => {
-                        items.push(&group[start..i]);
-                        break;
-                    }
-                    '}' => depth -= 1,
-                    ',' if depth == 0 => {
-                        items.push(&group[start..i]);
-                        start = i + 1;
-                    }
-                    _ => {}
-                }
-            }
-            let items = items.into_iter().filter(|i| !i.trim().is_empty());
-            return items.flat_map(use_paths).map(|p| prefix.iter().cloned().chain(p).collect()).collect();
-        }
-        let ident: String = s.chars().take_while(|c| is_ident(*c)).collect();
-        if ident.is_empty() {
-            return vec![prefix];
-        }
-        s = s[ident.len()..].trim_start();
-        prefix.push(ident);
-        match s.strip_prefix("::") {
-            Some(rest) => s = rest.trim_start(),
-            None => return vec![prefix],
-        }
-    }
-}
-
-/// Every path in `code` that starts with `crate`, `super` or `self`, whole (`super::a::B`).
-fn paths(code: &str) -> Vec<ModPath> {
-    let mut out = Vec::new();
-    for start in ["crate::", "super::", "self::"] {
-        for (at, _) in code.match_indices(start) {
-            let before = code[..at].chars().next_back();
-            if before.is_some_and(|c| is_ident(c) || c == ':') {
-                continue; // inside a longer path, such as `super::super::`
-            }
-            out.extend(use_paths(&code[at..]));
-        }
-    }
     out
 }
 

@@ -97,7 +97,7 @@ pub struct Written {
 /// Gathers the page's contents from a summary file's rows: the table and the ranking from the
 /// cells' aggregates, the histograms from their bucket counts.
 fn collect_cell_rows(input: &Input, rows: &[CellRow], membership: Membership) -> anyhow::Result<Collected> {
-    let summary = crate::cell_table::summary_of(rows)?;
+    let summary = crate::collector::cell_table::summary_of(rows)?;
     let mut ranker = Ranker::new(membership);
     let (mut sweeps, mut versions) = (IndexSet::new(), IndexMap::new());
     let mut histograms = IndexMap::new();

@@ -14,7 +14,8 @@
 //! [`report`] says what was decided and saved.
 
 pub mod block;
-pub mod config;
+/// The `[stop]` table is a section of the sweep file: read with it.
+pub use crate::sweep::stop_table as config;
 pub mod decisions;
 pub mod interval;
 pub mod log;

@@ -107,3 +107,22 @@ impl StopPlan {
         self.config.metric == super::Metric::Win
     }
 }
+
+impl crate::sweep::Sweep {
+    /// The plan of a stopping sweep (`None` without `[stop]`): its groups are the cells of each
+    /// (game, scenario), its cap `seeds.count`.
+    pub fn stop_plan(&self) -> Option<StopPlan> {
+        let config = self.stop.clone()?;
+        let shapes = self
+            .stop_groups()
+            .into_iter()
+            .map(|g| {
+                let first = &self.cells[g[0]];
+                let sets: Vec<String> = g.iter().map(|&i| self.cells[i].policy_set.name.clone()).collect();
+                let baseline = config.baseline.as_ref().and_then(|b| sets.iter().position(|s| s == b));
+                GroupShape { game: first.game.to_string(), scenario: first.scenario.clone(), sets, cells: g, baseline }
+            })
+            .collect();
+        Some(StopPlan::new(config, self.seeds.count, shapes))
+    }
+}

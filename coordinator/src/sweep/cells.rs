@@ -9,8 +9,8 @@ use simfleet::{GameKind, RunEnv, Spec};
 use toml::Spanned;
 
 use super::parse::Source;
+use super::rankings::RawRanking;
 use super::{default_episodes_per_job, line_of, Cell, SweepError};
-use crate::rank::section::RawRanking;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,7 +34,7 @@ pub(super) fn read(
     if raw.is_empty() && rankings.is_empty() {
         return Err(src.err(None, Some("cells".into()), "the sweep has no [[cells]] (or [[rankings]])".into()));
     }
-    let env = RunEnv { chat: crate::llm::llm_transport(), ..RunEnv::default() };
+    let env = super::probe::validation_env();
     let mut cells = Cells { src, sweep_epj, sweep_collect, env, seen: IndexMap::new(), cells: Vec::new() };
     for (ci, cell) in raw.iter().enumerate() {
         cells.entry(ci, cell.get_ref())?;

@@ -1,11 +1,14 @@
 //! Sweep files: parsing with errors that name the line and the field ([`parse`]), validation of
-//! every cell against the engines ([`cells`]), the sweep id, and the expansion into jobs
-//! ([`expand`]).
+//! every cell against the engines ([`cells`], with seats built but never played: [`probe`]), the
+//! sweep id, and the expansion into jobs ([`expand`]). Every section of the file is read here,
+//! its raw type beside its checks: `[[rankings]]` ([`rankings`], [`teams`]), `[stop]`
+//! ([`stop_table`]), `[[llm_prices]]` ([`prices`]); the modules that act on a sweep (`stop`,
+//! `rank`, `llm_spend`) sit above it.
 //!
 //! A sweep file (TOML) is a list of cell groups; each group is a cartesian product of scenarios,
 //! policy sets and seed chunks (the contract is docs/sweeps.md). Cells are (game, scenario,
 //! policy set) in file order; optional `[[rankings]]` sections (mixed teams from a roster,
-//! [`crate::rank::section`]) expand into further cells after every `[[cells]]` group. The cells
+//! [`rankings`]) expand into further cells after every `[[cells]]` group. The cells
 //! that play together form [`Group`]s: in a summary cell group every policy set of one scenario
 //! plays the same seeds in the same job, so the job can count their paired differences; in
 //! records mode each cell is a group of its own, as it always was. Expansion order (groups in
@@ -24,7 +27,13 @@ mod cells;
 mod class;
 mod expand;
 mod parse;
+pub mod prices;
+mod probe;
+pub mod rankings;
+pub mod teams;
+pub(crate) use probe::validation_env;
 mod sizing;
+pub mod stop_table;
 mod stopping;
 
 pub use class::{share_value, MAX_SHARE};
@@ -69,10 +78,10 @@ pub struct Sweep {
     /// The cells, one per (game, scenario, policy set), in expansion order.
     pub cells: Vec<Cell>,
     /// The `[stop]` table: each cell plays until its questions are answered, `seeds.count` at
-    /// most ([`crate::stop`]). In the canonical form only when present, so the ids of sweeps
+    /// most (`crate::stop`). In the canonical form only when present, so the ids of sweeps
     /// without one do not change.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stop: Option<crate::stop::StopConfig>,
+    pub stop: Option<stop_table::StopConfig>,
     /// The cells that play together, in cell order (each cell in exactly one).
     #[serde(skip)]
     pub groups: Vec<Group>,
@@ -103,7 +112,7 @@ pub struct Sweep {
     /// `[[llm_prices]]`: dollars per 1000 tokens of each model, for the estimate before playing
     /// and `llm_max_dollars`; not part of the id.
     #[serde(skip)]
-    pub llm_prices: Vec<crate::llm_spend::LlmPrice>,
+    pub llm_prices: Vec<prices::LlmPrice>,
 }
 
 /// The share of a cell's `llm` decisions that may fall back to the scripted policy before the

@@ -7,11 +7,10 @@ use simfleet::protocol::{Collect, SeedRange};
 use toml::Spanned;
 
 use super::cells::RawCell;
+use super::prices::LlmPrice;
+use super::rankings::RawRanking;
+use super::stop_table::{RawStop, StopConfig};
 use super::{class, line_of, Cell, Sweep, SweepError, DEFAULT_MAX_FALLBACK_SHARE};
-use crate::llm_spend::LlmPrice;
-use crate::rank::section::RawRanking;
-use crate::stop::config::RawStop;
-use crate::stop::StopConfig;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -34,10 +33,10 @@ struct RawSweep {
     llm_prices: Vec<Spanned<RawPrice>>,
     #[serde(default)]
     cells: Vec<Spanned<RawCell>>,
-    /// Ranking experiments, expanded after the cells (`crate::rank::section`).
+    /// Ranking experiments, expanded after the cells (`super::rankings`).
     #[serde(default)]
     rankings: Vec<RawRanking>,
-    /// The questions of a stopping sweep (`crate::stop::config`).
+    /// The questions of a stopping sweep (`super::stop_table`).
     stop: Option<Spanned<RawStop>>,
 }
 
@@ -240,7 +239,7 @@ impl Source<'_> {
 fn unpriced(cells: &[Cell], prices: &[LlmPrice]) -> Result<(), String> {
     for c in cells {
         for seat in c.policy_set.seats.iter().filter(|s| simfleet::policy::is_llm_spec(s)) {
-            let model = crate::llm_spend::spec_param(seat, "model").unwrap_or("");
+            let model = super::prices::spec_param(seat, "model").unwrap_or("");
             if !prices.iter().any(|p| p.model == model) {
                 return Err(format!(
                     "needs a price for every model, and [[llm_prices]] has none for {model:?} (policy set {} of {} {}): \

@@ -6,8 +6,8 @@ use std::ops::Range;
 
 use simfleet::policy::is_llm_spec;
 
+use super::stop_table::{Metric, StopConfig};
 use super::{Cell, Sweep};
-use crate::stop::{GroupShape, Metric, StopConfig, StopPlan};
 
 /// The cells of each (game, scenario), in first-appearance order: the stopping groups.
 fn groups(cells: &[Cell]) -> Vec<Vec<usize>> {
@@ -60,19 +60,9 @@ pub(super) fn check(config: &StopConfig, cells: &[Cell]) -> Result<(), (Option<R
 }
 
 impl Sweep {
-    /// The plan of a stopping sweep (`None` without `[stop]`): its groups are the cells of each
-    /// (game, scenario), its cap `seeds.count`.
-    pub fn stop_plan(&self) -> Option<StopPlan> {
-        let config = self.stop.clone()?;
-        let shapes = groups(&self.cells)
-            .into_iter()
-            .map(|g| {
-                let first = &self.cells[g[0]];
-                let sets: Vec<String> = g.iter().map(|&i| self.cells[i].policy_set.name.clone()).collect();
-                let baseline = config.baseline.as_ref().and_then(|b| sets.iter().position(|s| s == b));
-                GroupShape { game: first.game.to_string(), scenario: first.scenario.clone(), sets, cells: g, baseline }
-            })
-            .collect();
-        Some(StopPlan::new(config, self.seeds.count, shapes))
+    /// The cells of each (game, scenario), in first-appearance order: a stopping sweep's
+    /// groups (`crate::stop`'s plan).
+    pub fn stop_groups(&self) -> Vec<Vec<usize>> {
+        groups(&self.cells)
     }
 }

@@ -117,7 +117,7 @@ fn protocol_tables_name_every_field_on_the_wire() {
         episodes_total: 2,
         jobs_done: 0,
         jobs_failed: 0,
-        episodes_played: None,
+        episodes_played: Some(0),
         definition: String::new(),
         collect: Some(Collect::Summary),
         published: Some(simfleet::names::PublishRecord::default()),

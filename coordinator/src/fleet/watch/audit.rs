@@ -26,58 +26,7 @@ use simfleet::names::{job_subject, msg_id, result_subject, sweep_consumer_name, 
 use simfleet::protocol::JobResult;
 
 use super::super::{metrics, msg_ids, Fleet};
-use super::ledger::Ledger;
-
-/// What an audit needs of a watch's books: which jobs are missing, what each job is, and where
-/// a result read again goes. A plain watch's [`Ledger`] and a stopping sweep's round
-/// (`super::stopping`) keep them.
-pub(super) trait Books {
-    /// The sweep id.
-    fn sweep_id(&self) -> &str;
-    /// The jobs still waited for, in index order.
-    fn missing(&self) -> Vec<u64>;
-    /// Whether job `index` still waits for its result.
-    fn is_pending(&self, index: u64) -> bool;
-    /// Job `index`, to publish again.
-    fn job(&self, index: u64) -> Option<simfleet::protocol::Job>;
-    /// Takes a result read again from the stream (counted as read again).
-    fn reread(&mut self, result: JobResult) -> anyhow::Result<()>;
-    /// Counts a job published again.
-    fn replayed(&mut self);
-    /// Makes what was read again durable.
-    fn flush(&mut self) -> anyhow::Result<()>;
-    /// Where to say so.
-    fn progress(&self) -> &crate::progress::Progress;
-}
-
-impl Books for Ledger {
-    fn sweep_id(&self) -> &str {
-        &self.sweep().id
-    }
-    fn missing(&self) -> Vec<u64> {
-        Ledger::missing(self)
-    }
-    fn is_pending(&self, index: u64) -> bool {
-        Ledger::is_pending(self, index)
-    }
-    fn job(&self, index: u64) -> Option<simfleet::protocol::Job> {
-        self.sweep().job(index)
-    }
-    fn reread(&mut self, result: JobResult) -> anyhow::Result<()> {
-        self.accept(result)?;
-        self.reread += 1;
-        Ok(())
-    }
-    fn replayed(&mut self) {
-        self.replayed += 1;
-    }
-    fn flush(&mut self) -> anyhow::Result<()> {
-        Ledger::flush(self)
-    }
-    fn progress(&self) -> &crate::progress::Progress {
-        self.collector.progress()
-    }
-}
+use super::books::Books;
 
 /// Past the ack wait × deliveries, how long a job with no trace waits before it is replayed.
 pub(super) const MARGIN: Duration = Duration::from_secs(5);

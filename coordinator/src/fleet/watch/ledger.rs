@@ -5,8 +5,13 @@
 
 use simfleet::protocol::JobResult;
 
+use simfleet::names::SweepEntry;
+
 use super::super::failures::FailedJob;
+use super::super::Fleet;
+use super::books::{describe, Books};
 use crate::collector::Collector;
+use crate::progress::Progress;
 use crate::sweep::Sweep;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -90,13 +95,58 @@ impl Ledger {
         super::super::metrics::record_progress(&self.sweep().id, self.job_count(), self.done, self.failed);
         Ok(())
     }
+}
 
-    /// A line naming the missing jobs, the first few by index.
-    pub(super) fn describe_missing(&self) -> String {
-        let missing = self.missing();
-        let shown: Vec<String> = missing.iter().take(5).map(u64::to_string).collect();
-        let more = if missing.len() > 5 { ", …" } else { "" };
-        let s = if missing.len() == 1 { "" } else { "s" };
-        format!("{} job{s} ({}{more})", missing.len(), shown.join(", "))
+impl Books for Ledger {
+    fn sweep_id(&self) -> &str {
+        &self.sweep().id
+    }
+    fn missing(&self) -> Vec<u64> {
+        Ledger::missing(self)
+    }
+    fn is_pending(&self, index: u64) -> bool {
+        Ledger::is_pending(self, index)
+    }
+    fn job(&self, index: u64) -> Option<simfleet::protocol::Job> {
+        self.sweep().job(index)
+    }
+    fn take(&mut self, result: JobResult) -> anyhow::Result<()> {
+        self.accept(result)
+    }
+    fn reread(&mut self, result: JobResult) -> anyhow::Result<()> {
+        self.accept(result)?;
+        self.reread += 1;
+        Ok(())
+    }
+    fn fail(&mut self, failure: FailedJob) -> anyhow::Result<()> {
+        Ledger::fail(self, failure)
+    }
+    fn replayed(&mut self) {
+        self.replayed += 1;
+    }
+    fn flush(&mut self) -> anyhow::Result<()> {
+        Ledger::flush(self)
+    }
+    fn complete(&self) -> bool {
+        self.finished()
+    }
+    fn waiting_for(&self) -> String {
+        describe(&self.missing())
+    }
+    fn progress(&self) -> &Progress {
+        self.collector.progress()
+    }
+    fn stopped_at_limit(&self) -> bool {
+        self.llm_stopped.is_some()
+    }
+    async fn after_batch(&mut self, fleet: &Fleet) -> anyhow::Result<()> {
+        if self.llm_stopped.is_none() {
+            self.llm_stopped =
+                super::super::llm_limit::stop_at_limit(fleet, self.sweep(), self.collector.spend()).await?;
+        }
+        Ok(())
+    }
+    async fn housekeeping(&mut self, fleet: &Fleet, entry: &SweepEntry) {
+        super::update_entry(fleet, entry, self, false).await;
     }
 }

@@ -9,12 +9,12 @@
 //! So a watcher killed at any instant has lost nothing: what it had not acknowledged comes
 //! again, and whatever of it already reached the file is recognised by its job index.
 //!
-//! Layout: this file sets up and ends a watch; `ledger` is what it knows of every job of the
-//! sweep; `collect` reads the results; `audit` finds the jobs still missing that nothing will
-//! bring (a result the file lost after it was acknowledged, a job the servers lost) and gets
-//! them again. A stopping sweep (`[stop]`) is played round by round by `stopping`, with
-//! `round` (the round's books), `reader` (its results) and `stop_log` (the decision log in
-//! the KV bucket, and publishing a round).
+//! Layout: this file sets up and ends a watch; `reader` is the one reader of results, into a
+//! watch's `books`: `ledger` (every job of a plain sweep) or `round` (a stopping sweep's round);
+//! `audit` finds the jobs still missing that nothing will bring (a result the file lost after it
+//! was acknowledged, a job the servers lost) and gets them again. A stopping sweep (`[stop]`) is
+//! played round by round by `stopping`, with `stop_log` (the decision log in the KV bucket, and
+//! publishing a round).
 //!
 //! Restarting: if the output file exists, its partial tail is cut back to whole jobs
 //! ([`crate::records::resume`]), the jobs in it and in the failure log count as done, and the durable
@@ -39,7 +39,7 @@ use crate::progress::Progress;
 use crate::sweep::Sweep;
 
 mod audit;
-mod collect;
+mod books;
 mod ledger;
 mod reader;
 mod round;
@@ -122,10 +122,10 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, progress: bool) -> anyho
     let mut p = open(fleet, id, out, sweep, Progress::new(progress)).await?;
     let resumed_jobs = p.done;
     p.flush()?;
-    let mut cancelled = false;
-    if !p.finished() {
-        cancelled = collect::collect(fleet, id, &mut p).await?;
-    }
+    let mut reader = reader::Reader::new(fleet, id);
+    // A resumed file may lack results acknowledged long ago: audit at once.
+    reader.complete(fleet, &mut p, true).await?;
+    let cancelled = reader.cancelled;
     p.flush()?;
     if p.finished() {
         // Nothing left to read: the consumer is only server state now.

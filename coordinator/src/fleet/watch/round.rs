@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use simfleet::protocol::{Job, JobError, JobErrorKind, JobResult};
 
 use super::super::failures::FailedJob;
-use super::audit::Books;
+use super::books::{describe, Books};
 use crate::progress::Progress;
 
 /// The books of one round, carried from round to round.
@@ -87,27 +87,17 @@ impl Round {
         }
     }
 
-    /// Fails job `index` of this round for a reason of the watch's own (`kind`): its group stops,
-    /// as after a failed job in `run`.
-    pub(super) fn fail(&mut self, index: u64, kind: &str, error: String) {
+    /// Fails a job of this round for a reason of the watch's own (`failure.kind`): its group
+    /// stops, as after a failed job in `run`. Said by the collector when the round is delivered.
+    fn fail_job(&mut self, failure: FailedJob) {
+        let index = failure.job;
         if !self.is_pending(index) {
             return;
         }
         let job = self.jobs.get(&index);
-        let failed =
-            JobResult::failed("watch", self.id.clone(), index, job, JobError::new(JobErrorKind::Cancelled, &error));
-        // Said by the collector when the round is delivered.
-        self.notes.insert(index, FailedJob { job: index, kind: kind.into(), error: error.clone() });
-        self.results.insert(index, failed);
-    }
-
-    /// A line naming the missing jobs, the first few by index.
-    pub(super) fn describe_missing(&self) -> String {
-        let missing = self.missing();
-        let shown: Vec<String> = missing.iter().take(5).map(u64::to_string).collect();
-        let more = if missing.len() > 5 { ", …" } else { "" };
-        let s = if missing.len() == 1 { "" } else { "s" };
-        format!("{} job{s} ({}{more})", missing.len(), shown.join(", "))
+        let error = JobError::new(JobErrorKind::Cancelled, &failure.error);
+        self.results.insert(index, JobResult::failed("watch", self.id.clone(), index, job, error));
+        self.notes.insert(index, failure);
     }
 }
 
@@ -136,6 +126,23 @@ impl Books for Round {
         // Results are held until their round is complete; nothing is written before.
         Ok(())
     }
+    fn take(&mut self, result: JobResult) -> anyhow::Result<()> {
+        Round::take(self, result);
+        Ok(())
+    }
+    fn fail(&mut self, failure: FailedJob) -> anyhow::Result<()> {
+        self.fail_job(failure);
+        Ok(())
+    }
+    fn wants(&self, index: u64) -> bool {
+        Round::wants(self, index)
+    }
+    fn complete(&self) -> bool {
+        Round::complete(self)
+    }
+    fn waiting_for(&self) -> String {
+        format!("{} of this round", describe(&self.missing()))
+    }
     fn progress(&self) -> &Progress {
         &self.progress
     }
@@ -159,17 +166,17 @@ mod tests {
         let result = |i: u64| JobResult::empty("w", sweep.id.clone(), i, Some(&job(i)));
         let mut round = Round::new(&sweep.id, Progress::new(false));
         round.begin(vec![job(0), job(1)]);
-        assert!(round.wants(0) && round.wants(2), "this round's job, and one of a later round");
+        assert!(Round::wants(&round, 0) && Round::wants(&round, 2), "this round's job, and one of a later round");
         round.take(result(2));
         round.take(result(0));
         round.take(result(0));
         assert_eq!((round.results.len(), round.duplicates, round.complete()), (1, 1, false));
         assert_eq!(Books::missing(&round), vec![1]);
-        round.fail(1, "cancelled", "the sweep was cancelled".into());
+        round.fail_job(FailedJob { job: 1, kind: "cancelled".into(), error: "the sweep was cancelled".into() });
         assert!(round.complete() && round.results[&1].error.is_some() && round.notes[&1].kind == "cancelled");
         round.begin(vec![job(2), job(3)]);
         assert_eq!(round.results.keys().copied().collect::<Vec<_>>(), vec![2], "the early result is taken");
-        assert!(!round.wants(0) && !round.wants(2) && round.wants(3));
+        assert!(!Round::wants(&round, 0) && !Round::wants(&round, 2) && Round::wants(&round, 3));
         round.take(result(1));
         assert_eq!((round.results.len(), round.duplicates), (1, 2), "a past job's result is a duplicate");
     }

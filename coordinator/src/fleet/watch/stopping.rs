@@ -55,7 +55,7 @@ pub(super) async fn watch(
         let jobs: Vec<_> = round.jobs.values().collect();
         published += stop_log::publish(fleet, id, &jobs, &held).await?;
         counts(fleet, &entry, &collector, false).await;
-        reader.complete(fleet, &mut round).await?;
+        reader.complete(fleet, &mut round, false).await?;
         // Delivered in job order, as `run` does.
         for (index, r) in std::mem::take(&mut round.results) {
             match round.notes.remove(&index) {

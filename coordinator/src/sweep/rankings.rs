@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use serde::Deserialize;
 use simfleet::protocol::{Job, PolicySet, SeedRange, PROTOCOL_VERSION};
-use simfleet::{GameKind, RunEnv, Spec};
+use simfleet::{GameKind, Spec};
 use toml::Spanned;
 
 use super::teams::{generate, team_name};
@@ -92,7 +92,7 @@ fn probe(game: GameKind, scenario: &str, seats: Vec<String>) -> Result<(), simfl
         collect: Default::default(),
         paired: Vec::new(),
     };
-    let env = RunEnv { chat: crate::llm::llm_transport(), ..RunEnv::default() };
+    let env = crate::sweep::validation_env();
     simfleet::prepare_job(&job, &env).map(|_| ())
 }
 
