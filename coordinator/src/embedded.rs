@@ -48,7 +48,7 @@ pub struct RunReport {
 /// every record to `out`, in job order, with a progress bar on stderr when `progress` is set.
 /// `collect` (`run --collect`) overrides the file's for every cell. Cells that collect
 /// summaries are merged per cell, in job order, into a summary file
-/// ([`crate::collector::cell_table::summary_path`]). A stopping sweep plays round by round,
+/// ([`crate::collector::cell_merge::summary_path`]). A stopping sweep plays round by round,
 /// each round's results delivered in job order, then folded.
 pub fn play(
     sweep_path: &Path,

@@ -19,7 +19,7 @@ const LAYERS: &[&[&str]] = &[
     &["cell_order", "progress", "table"],
     &["records"],
     &["sweep"],
-    &["cells_of_records", "llm_spend", "rank", "stop", "summary"],
+    &["rebuild", "llm_spend", "rank", "stop", "summary"],
     &["collector", "compare", "llm"],
     &["arena", "embedded", "fleet", "llm_tally", "report"],
     &["commands"],

@@ -14,8 +14,8 @@
 //!   Parquet), writing and reading them.
 //! - [`cell_order`]: the one order of cells in every table and file: the sweep's.
 //! - [`collector`]: the one place results go (records file, failures, summary cells, stopping
-//!   folds, model spend, progress, the end's files); [`collector::cell_table`]: a sweep's
-//!   results merged per cell in job order (summary sweeps); [`cells_of_records`]: the same
+//!   folds, model spend, progress, the end's files); [`collector::cell_merge`]: a sweep's
+//!   results merged per cell in job order (summary sweeps); [`rebuild`]: the same
 //!   rows rebuilt from records files (`summary --out`).
 //! - [`summary`]: the per-cell summary (mean, 95% CI, outcome shares, mean length).
 //! - [`compare`]: paired comparisons with a baseline on shared seeds (common random numbers).
@@ -30,7 +30,6 @@
 
 pub mod arena;
 pub mod cell_order;
-pub mod cells_of_records;
 pub mod collector;
 pub mod commands;
 pub mod compare;
@@ -41,6 +40,7 @@ pub mod llm_spend;
 pub mod llm_tally;
 pub mod progress;
 pub mod rank;
+pub mod rebuild;
 pub mod records;
 pub mod report;
 pub mod stop;

@@ -12,7 +12,7 @@ use simfleet::llm::estimate::decisions_per_seat_episode;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
 
-use crate::records::cells::CellRow;
+use crate::records::summary_file::CellRow;
 use crate::records::Input;
 use crate::sweep::Sweep;
 
@@ -270,9 +270,9 @@ pub fn check(sweep: &Sweep, out: &Path) -> anyhow::Result<bool> {
         tally.cells.extend(LlmTally::of_file(out)?.cells);
     }
     if llm_cells(Collect::Summary) {
-        let cells = crate::collector::cell_table::summary_path(sweep, out);
+        let cells = crate::collector::cell_merge::summary_path(sweep, out);
         if cells.exists() {
-            tally.cells.extend(LlmTally::of_rows(&crate::records::cells::read_cells(&cells)?).cells);
+            tally.cells.extend(LlmTally::of_rows(&crate::records::summary_file::read_cells(&cells)?).cells);
         }
     }
     if tally.cells.is_empty() {

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use coordinator::records::cells::read_cells;
+use coordinator::records::summary_file::read_cells;
 use simfleet_tests::{coordinator_binary, CoordinatorProcess, NatsServer, WorkerProcess};
 
 const TIMEOUT: Duration = Duration::from_secs(300);
@@ -149,7 +149,7 @@ async fn summary_out_of_records_with_the_sweep_is_the_summary_sweeps_file() {
     ok(&["summary", &p("records.jsonl"), "--out", &p("from-records.csv"), "--sweep", &p("s.toml")]).await;
     let want = read_cells(Path::new(&p("summary.csv"))).unwrap();
     let got = read_cells(Path::new(&p("from-records.csv"))).unwrap();
-    let columns = |rows: &[coordinator::records::cells::CellRow]| -> Vec<(String, String, u64, u64)> {
+    let columns = |rows: &[coordinator::records::summary_file::CellRow]| -> Vec<(String, String, u64, u64)> {
         rows.iter().map(|r| (r.sweep.clone(), r.policy_set.clone(), r.jobs, r.episodes)).collect()
     };
     assert_eq!(columns(&got), columns(&want));

@@ -10,7 +10,7 @@ use std::fs::File;
 use std::path::Path;
 use std::process::Output;
 
-use coordinator::records::cells::read_cells;
+use coordinator::records::summary_file::read_cells;
 use parquet::file::reader::FileReader;
 use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::record::Field;

@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use coordinator::records::cells::{read_cells, CellRow};
+use coordinator::records::summary_file::{read_cells, CellRow};
 use simfleet::aggregate::Moments;
 use simfleet::names::RESULTS_STREAM;
 use simfleet_tests::scrape::{http_get, metric_sum};
@@ -210,8 +210,8 @@ async fn summary_tables_equal_the_records_tables_embedded_and_fleet() {
     let shards = d.join("shards");
     std::fs::create_dir(&shards).unwrap();
     let (first, second) = fleet.split_at(4);
-    coordinator::records::cells::write_cells(&shards.join("a.csv"), first).unwrap();
-    coordinator::records::cells::write_cells(&shards.join("b.csv"), second).unwrap();
+    coordinator::records::summary_file::write_cells(&shards.join("a.csv"), first).unwrap();
+    coordinator::records::summary_file::write_cells(&shards.join("b.csv"), second).unwrap();
     for baseline in [None, Some("firefighters")] {
         let want = compared(d, &path(d, "records.jsonl"), baseline).await;
         assert!(want.1.len() >= 2, "{baseline:?}: {}", want.0);

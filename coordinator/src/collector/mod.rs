@@ -6,7 +6,7 @@
 //! - a failed job: the failed jobs (and `<out>.failed.jsonl` on the fleet), skipped in its
 //!   cell's merge order, and its group stops in a stopping sweep;
 //! - a records cell's result: the records file, the summary table;
-//! - a summary cell's result: its cell's aggregate ([`cell_table::CellTable`], or the stopping
+//! - a summary cell's result: its cell's aggregate ([`cell_merge::CellTable`], or the stopping
 //!   sweep's cells), never the records file (a worker older than `collect` answers a summary
 //!   job with records: they count in the aggregate only);
 //! - every result: the model spend, the progress.
@@ -19,7 +19,7 @@
 //! Results are delivered in job order by `run` and by a stopping sweep's watch (a round is
 //! written once all its results are in); a plain watch and `results` deliver in the order the
 //! results arrive (docs/records.md, "Order"): a summary cell's merge puts them back in job
-//! order ([`cell_table`]), and a records file is written as the results come.
+//! order ([`cell_merge`]), and a records file is written as the results come.
 
 use std::path::{Path, PathBuf};
 
@@ -36,11 +36,11 @@ use crate::stop::report::{StopFile, StopReport};
 use crate::summary::Summary;
 use crate::sweep::Sweep;
 
-pub mod cell_table;
+pub mod cell_merge;
 pub mod failures;
 mod round;
 
-use self::cell_table::CellTable;
+use self::cell_merge::CellTable;
 pub use self::round::RoundJobs;
 
 /// How the records file is opened.
@@ -156,7 +156,7 @@ pub struct Collector {
 
 impl Collector {
     /// A collector of `sweep`'s results into `out` (the records file; the summary file is
-    /// [`cell_table::summary_path`]). Both paths' formats are checked before anything is
+    /// [`cell_merge::summary_path`]). Both paths' formats are checked before anything is
     /// played or read. `stopping` plays a stopping sweep on from where it is (a resumed watch
     /// replays logged folds); `None` for a plain sweep.
     pub fn create(
@@ -167,7 +167,7 @@ impl Collector {
         stopping: Option<Stopping>,
         progress: Progress,
     ) -> anyhow::Result<Collector> {
-        let cells_path = sweep.as_ref().map_or_else(|| out.to_path_buf(), |s| cell_table::summary_path(s, out));
+        let cells_path = sweep.as_ref().map_or_else(|| out.to_path_buf(), |s| cell_merge::summary_path(s, out));
         // Refused before anything is played, as a records file of an unknown format is.
         crate::records::AnyFormat::of(&cells_path)?;
         let records_out = sweep.as_ref().is_none_or(|s| s.cells.iter().any(|c| c.collect == Collect::Records));
@@ -402,9 +402,9 @@ impl Collector {
                 let decisions = crate::stop::decisions::Decisions::of_rows(report.rows.clone());
                 crate::stop::decisions::apply(&mut rows, &decisions);
             }
-            crate::records::cells::write_cells(&self.cells_path, &rows)
+            crate::records::summary_file::write_cells(&self.cells_path, &rows)
                 .with_context(|| format!("cannot write {}", self.cells_path.display()))?;
-            let of_cells = cell_table::summary_of(&rows)?;
+            let of_cells = cell_merge::summary_of(&rows)?;
             match self.table {
                 // Every cell is in the table, records cells too.
                 Some(_) => self.summary = of_cells,

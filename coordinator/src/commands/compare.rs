@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let baseline = args.baseline.as_deref().or_else(|| decisions.as_ref().and_then(Decisions::baseline));
     let comparisons = if input.is_cells() {
         let rows = input.read_cells()?;
-        match (compare::cells::compare_rows(&rows, baseline), &decisions) {
+        match (compare::summaries::compare_rows(&rows, baseline), &decisions) {
             // A stopping sweep's summary rows hold no pairs: its decisions are still worth showing.
             (Err(CompareError::NotPaired), Some(d)) if baseline == d.baseline() => {
                 return decisions_only(d, args.out.as_deref(), &input);

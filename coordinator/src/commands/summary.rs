@@ -8,10 +8,10 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use crate::cells_of_records;
-use crate::collector::cell_table;
+use crate::collector::cell_merge;
+use crate::rebuild;
 use crate::records::scan::{self, Need};
-use crate::records::{cells, Input};
+use crate::records::{summary_file, Input};
 use crate::stop::decisions::{self, Decisions};
 use crate::summary::{Summary, SummaryScan};
 use crate::sweep::Sweep;
@@ -56,8 +56,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     if let Some(out) = &args.out {
         let mut rows = match (input.is_cells(), &args.sweep) {
             (true, _) => input.read_cells()?,
-            (false, None) => cells_of_records::rows_of_records(&input)?,
-            (false, Some(path)) => cells_of_records::rows_of_records_as(&input, &Sweep::load(path)?)?,
+            (false, None) => rebuild::rows_of_records(&input)?,
+            (false, Some(path)) => rebuild::rows_of_records_as(&input, &Sweep::load(path)?)?,
         };
         // A summary file read back keeps the decisions it carries unless a stop file says again.
         if let Some(d) = Decisions::find(&args.files, &args.stop)? {
@@ -65,7 +65,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
             let files: Vec<String> = d.files.iter().map(|f| f.display().to_string()).collect();
             eprintln!("decisions from {}", files.join(", "));
         }
-        cells::write_cells(out, &rows).with_context(|| format!("cannot write {}", out.display()))?;
+        summary_file::write_cells(out, &rows).with_context(|| format!("cannot write {}", out.display()))?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -75,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
 /// Records are read by the parallel reader: only the columns the table needs, on every core.
 pub fn summarise(input: &Input) -> anyhow::Result<Summary> {
     if input.is_cells() {
-        return cell_table::summary_of(&input.read_cells()?);
+        return cell_merge::summary_of(&input.read_cells()?);
     }
     let (scan, cut) = scan::scan::<SummaryScan>(input, Need { llm: true, ..Need::default() }, scan::threads())?;
     let summary = scan.finish()?;

@@ -76,6 +76,15 @@ pub(super) async fn follow(
         }
         fleet::metrics::await_next_scrape(fleet::metrics::FINAL_SCRAPE_TIMEOUT).await;
     }
+    print_report(&report, out)?;
+    // Model calls, failures and fallbacks of the cells with `llm` seats; too many fallbacks fail.
+    let models_ok = crate::llm_tally::check(&report.definition, out)?;
+    Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// Prints a watch's end: the summary table (read from the file when the watch resumed it),
+/// what was written, what was recovered, a stopping sweep's decisions, the failures.
+fn print_report(report: &fleet::watch::WatchReport, out: &Path) -> anyhow::Result<()> {
     let secs = report.elapsed.as_secs_f64();
     let table = match &report.summary {
         Some(s) => s.table(),
@@ -137,9 +146,7 @@ pub(super) async fn follow(
     if !report.failures.is_empty() {
         println!("(also in {})", fleet::failures::FailureLog::path_for(out).display());
     }
-    // Model calls, failures and fallbacks of the cells with `llm` seats; too many fallbacks fail.
-    let models_ok = crate::llm_tally::check(&report.definition, out)?;
-    Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+    Ok(())
 }
 
 /// Completes on ctrl-c or SIGTERM.

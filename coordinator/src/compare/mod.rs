@@ -16,11 +16,10 @@
 //!   row at a time, and the comparisons of them: the reference of the equality tests.
 //! - [`pairing`]: the same comparisons from two parallel reads, keeping per seed only the
 //!   baseline's values and one bit per cell (`seeds`): what `compare` and `report` use.
-//! - [`cells`]: the same comparisons from a summary file's paired differences.
+//! - [`summaries`]: the same comparisons from a summary file's paired differences.
 //! - [`table`]: the terminal table and the CSV / JSON export.
 //! - [`decided`]: a stopping sweep's decisions of the comparisons it asked.
 
-pub mod cells;
 pub mod decided;
 pub mod paired;
 pub mod pairing;
@@ -28,6 +27,7 @@ pub mod pairing;
 pub mod pairs;
 mod seeds;
 pub mod stats;
+pub mod summaries;
 pub mod table;
 
 #[cfg(test)]

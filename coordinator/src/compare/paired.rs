@@ -73,7 +73,7 @@ impl PairedSums {
 impl Paired {
     /// The paired difference of `n` pairs from their figures: the mean difference and its
     /// sample variance, and each side's sample variance (what a summary file's merged moments
-    /// give, [`super::cells`]). Fewer than two pairs give NaN intervals and p-value.
+    /// give, [`super::summaries`]). Fewer than two pairs give NaN intervals and p-value.
     pub fn of_moments(n: f64, mean: f64, var_diff: f64, var_base: f64, var_other: f64) -> Paired {
         if n < 2.0 {
             return Paired { n: n as u64, mean, half: f64::NAN, unpaired_half: f64::NAN, p: f64::NAN };

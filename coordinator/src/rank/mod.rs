@@ -31,8 +31,8 @@ use std::path::Path;
 use anyhow::{bail, Context};
 use indexmap::IndexMap;
 
-use crate::records::cells::CellRow;
 use crate::records::scan::{self, Episodes, Need};
+use crate::records::summary_file::CellRow;
 use crate::records::{Input, Row};
 use crate::sweep::Sweep;
 pub use model::{Fit, Model, PolicyFit};

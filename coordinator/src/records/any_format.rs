@@ -6,7 +6,6 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::cell_row::CellRow;
 use super::csv::Csv;
 use super::error::{ExportError, ImportError};
 use super::format::Format;
@@ -15,6 +14,7 @@ use super::msgpack::Msgpack;
 use super::parquet::Parquet;
 use super::row::{Row, RowRef};
 use super::scan::block::{Accumulate, Need};
+use super::summary_row::CellRow;
 
 /// A results file format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

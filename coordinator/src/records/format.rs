@@ -7,10 +7,10 @@
 use std::fs::File;
 use std::path::Path;
 
-use super::cell_row::CellRow;
 use super::error::{ExportError, ImportError};
 use super::row::{Row, RowRef};
 use super::scan::block::{Accumulate, Need};
+use super::summary_row::CellRow;
 
 /// A results format: how its rows are written and read one at a time, how its blocks are
 /// decoded in parallel, and how a summary file (one row per cell) is written and read in it.

@@ -8,10 +8,10 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::any_format::AnyFormat;
-use super::cells::{self, CellRow};
 use super::error::ImportError;
 use super::reader;
 use super::row::Row;
+use super::summary_file::{self, CellRow};
 
 /// The files of one analysis, in reading order, all records or all summaries.
 #[derive(Clone, Debug)]
@@ -43,9 +43,9 @@ impl Input {
         let Some(first) = files.first() else {
             return Err(ImportError::NoShards(String::new()));
         };
-        let cells = cells::is_cell_file(first)?;
+        let cells = summary_file::is_cell_file(first)?;
         for file in &files[1..] {
-            if cells::is_cell_file(file)? != cells {
+            if summary_file::is_cell_file(file)? != cells {
                 let (summary, records) = if cells { (first, file) } else { (file, first) };
                 return Err(ImportError::Mixed {
                     summary: summary.display().to_string(),
@@ -98,7 +98,7 @@ impl Input {
     pub fn read_cells(&self) -> Result<Vec<CellRow>, ImportError> {
         let mut rows = Vec::new();
         for file in &self.files {
-            rows.extend(cells::read_cells(file)?);
+            rows.extend(summary_file::read_cells(file)?);
         }
         Ok(rows)
     }

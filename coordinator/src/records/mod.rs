@@ -24,23 +24,20 @@
 //!
 //! 0. [`row`]: [`RowRef`] (what writers serialise, borrowed from a `JobResult`), [`Row`] (what
 //!    readers produce), the column names. [`error`]: [`ExportError`], [`ImportError`].
-//!    [`cell_row`] (with [`cell_decision`]): a summary file's row and its flat columns.
+//!    [`summary_row`] (with [`summary_decisions`]): a summary file's row and its flat columns.
 //!    `scan/block.rs`: what the block decoders share.
 //! 1. `scan/blocks.rs`: the block reader of the line formats, generic over a format's
 //!    cutter and decoder. `format`: the [`Format`] trait.
 //! 2. [`jsonl`], [`csv`], [`msgpack`], [`parquet`]: one implementation each.
 //! 3. [`AnyFormat`]: the format of a file, by extension.
 //! 4. [`encoder`]: [`RowEncoder`], rows to bytes on any thread. [`writer`]: [`RecordWriter`].
-//!    [`reader`]: [`for_each_row`]. [`cells`]: summary files.
+//!    [`reader`]: [`for_each_row`]. [`summary_file`]: summary files.
 //! 5. [`input`]: [`Input`], the files and directories of shards an analysis command reads as
 //!    one table. `resume`: cutting a file back to whole jobs for a restarted `watch`.
 //!    [`scan`]: the parallel reader of the analysis commands: only the columns a command
 //!    needs, on every core, into mergeable accumulators.
 
 pub mod any_format;
-pub mod cell_decision;
-pub mod cell_row;
-pub mod cells;
 pub mod csv;
 pub mod encoder;
 pub mod error;
@@ -53,6 +50,9 @@ pub mod reader;
 pub mod resume;
 pub mod row;
 pub mod scan;
+pub mod summary_decisions;
+pub mod summary_file;
+pub mod summary_row;
 pub mod writer;
 
 #[cfg(test)]

@@ -19,7 +19,7 @@
 //! - [`svg`]: the charts.
 //! - [`html`]: the page and its sections.
 //! - [`reads`]: the two reads.
-//! - [`stopping`]: a stopping sweep's decisions (its `<stem>.stop.json`), after "At a glance".
+//! - [`stop_decisions`]: a stopping sweep's decisions (its `<stem>.stop.json`), after "At a glance".
 
 pub mod forest;
 pub mod glance;
@@ -27,7 +27,7 @@ pub mod heatmap;
 pub mod histogram;
 pub mod html;
 pub mod reads;
-pub mod stopping;
+pub mod stop_decisions;
 pub mod svg;
 
 #[cfg(test)]
@@ -44,8 +44,8 @@ use crate::compare::decided::Decided;
 use crate::compare::pairing::Baselines;
 use crate::compare::{CompareError, Comparisons};
 use crate::rank::{Fit, Membership, Ranker, DEFAULT_RIDGE};
-use crate::records::cells::CellRow;
 use crate::records::scan::{self as parallel, Episodes, Need};
+use crate::records::summary_file::CellRow;
 use crate::records::Input;
 use crate::stop::decisions::Decisions;
 use crate::summary::Summary;
@@ -97,7 +97,7 @@ pub struct Written {
 /// Gathers the page's contents from a summary file's rows: the table and the ranking from the
 /// cells' aggregates, the histograms from their bucket counts.
 fn collect_cell_rows(input: &Input, rows: &[CellRow], membership: Membership) -> anyhow::Result<Collected> {
-    let summary = crate::collector::cell_table::summary_of(rows)?;
+    let summary = crate::collector::cell_merge::summary_of(rows)?;
     let mut ranker = Ranker::new(membership);
     let (mut sweeps, mut versions) = (IndexSet::new(), IndexMap::new());
     let mut histograms = IndexMap::new();
@@ -129,7 +129,7 @@ fn gather(
         let rows = input.read_cells()?;
         // The forest plots need paired differences: summary files written before paired
         // summary jobs (or of cells never paired) have none, and the page goes without.
-        let comparisons = match crate::compare::cells::compare_rows(&rows, baseline) {
+        let comparisons = match crate::compare::summaries::compare_rows(&rows, baseline) {
             Ok(c) => Some(c),
             Err(CompareError::NotPaired) => None,
             Err(e) => return Err(e.into()),
@@ -192,7 +192,7 @@ fn render_blocks(
         }
     };
     if let Some(d) = decisions {
-        lead.push_str(&stopping::section(d));
+        lead.push_str(&stop_decisions::section(d));
     }
     let written = Written {
         cells: collected.histograms.len(),

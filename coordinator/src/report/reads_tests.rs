@@ -179,7 +179,7 @@ fn collect_rows(input: &Input, membership: Membership) -> anyhow::Result<Collect
 fn render_rows(input: &Input, membership: Membership, baseline: Option<&str>) -> anyhow::Result<String> {
     let collected = collect_rows(input, membership)?;
     let lead = if input.is_cells() {
-        match crate::compare::cells::compare_rows(&input.read_cells()?, baseline) {
+        match crate::compare::summaries::compare_rows(&input.read_cells()?, baseline) {
             Ok(comparisons) => glance::section(&collected.summary, &comparisons),
             Err(crate::compare::CompareError::NotPaired) => glance::section_without_pairs(&collected.summary),
             Err(e) => return Err(e.into()),

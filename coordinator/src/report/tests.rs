@@ -91,9 +91,11 @@ fn a_summary_file_reports_the_same_table_buckets_and_a_ranking_without_seed_bloc
     // (another section's jobs): the page says so rather than draw an unpaired forest.
     assert!(html.contains("At a glance") && html.contains("Not paired with firefighters &lt;&amp;&gt;"), "says why");
     let out = dir.path().join("teams.html");
-    let teams =
-        crate::compare::cells::compare_rows(&crate::records::Input::file(&cells).unwrap().read_cells().unwrap(), None)
-            .unwrap();
+    let teams = crate::compare::summaries::compare_rows(
+        &crate::records::Input::file(&cells).unwrap().read_cells().unwrap(),
+        None,
+    )
+    .unwrap();
     assert_eq!(teams.not_paired.len(), 5, "the five teams of `default`");
     let team = &teams.not_paired[0].2;
     report(&crate::records::Input::file(&cells).unwrap(), None, Some(team), None, &out).unwrap();

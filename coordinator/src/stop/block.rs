@@ -13,7 +13,7 @@ use super::interval::binary_moments;
 use super::log::StopLog;
 use super::state::PairMoments;
 use super::{GroupState, Metric, StopPlan};
-use crate::records::cells::CellRow;
+use crate::records::summary_file::CellRow;
 use crate::sweep::Sweep;
 
 /// The fewest jobs a block of one set (records) or of one group (summary) is cut into, when it

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::report::{DecisionRow, StopFile};
 use super::{Decision, Question};
-use crate::records::cells::CellRow;
+use crate::records::summary_file::CellRow;
 
 /// The `[stop]` table as the stop file records it (absent from files of older versions).
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]

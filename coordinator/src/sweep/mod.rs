@@ -34,7 +34,6 @@ pub mod teams;
 pub(crate) use probe::validation_env;
 mod sizing;
 pub mod stop_table;
-mod stopping;
 
 pub use class::{share_value, MAX_SHARE};
 pub use sizing::{default_episodes_per_job, summary_scale, LLM_SEAT_EPISODES_PER_JOB};

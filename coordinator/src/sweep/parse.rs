@@ -200,7 +200,7 @@ impl Source<'_> {
         };
         let span = stop.span();
         let config = stop.into_inner().check(span).map_err(|e| self.err(e.span, Some(e.field), e.message))?;
-        super::stopping::check(&config, cells)
+        super::stop_table::check(&config, cells)
             .map_err(|(span, field, message)| self.err(span, Some(field), message))?;
         Ok(Some(config))
     }

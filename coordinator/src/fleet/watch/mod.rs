@@ -13,7 +13,7 @@
 //! watch's `books`: `ledger` (every job of a plain sweep) or `round` (a stopping sweep's round);
 //! `audit` finds the jobs still missing that nothing will bring (a result the file lost after it
 //! was acknowledged, a job the servers lost) and gets them again. A stopping sweep (`[stop]`) is
-//! played round by round by `stopping`, with `stop_log` (the decision log in the KV bucket, and
+//! played round by round by `rounds`, with `stop_log` (the decision log in the KV bucket, and
 //! publishing a round).
 //!
 //! Restarting: if the output file exists, its partial tail is cut back to whole jobs
@@ -43,8 +43,8 @@ mod books;
 mod ledger;
 mod reader;
 mod round;
+mod rounds;
 pub mod stop_log;
-mod stopping;
 
 /// An unused watch consumer is removed by the server after this long.
 const CONSUMER_INACTIVE: Duration = Duration::from_secs(7 * 24 * 3600);
@@ -113,10 +113,10 @@ pub async fn watch(fleet: &Fleet, id: &str, out: &Path, progress: bool) -> anyho
         .with_collect(entry.collect);
     anyhow::ensure!(sweep.id == id, "the KV entry of {id} holds the definition of another sweep ({})", sweep.id);
     if sweep.stop.is_some() {
-        return stopping::watch(fleet, id, out, Progress::new(progress), (entry, sweep), started).await;
+        return rounds::watch(fleet, id, out, Progress::new(progress), (entry, sweep), started).await;
     }
     // Checked before the lock is taken, as `run` checks it before playing.
-    crate::records::AnyFormat::of(&crate::collector::cell_table::summary_path(&sweep, out))?;
+    crate::records::AnyFormat::of(&crate::collector::cell_merge::summary_path(&sweep, out))?;
     // Before the file is looked at: held until the file is complete, released if this dies.
     let _lock = super::output_lock::OutputLock::acquire(out)?;
     let mut p = open(fleet, id, out, sweep, Progress::new(progress)).await?;

@@ -10,12 +10,12 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::path::Path;
 
-use super::cell_row::{columns, Cell, CellRow, COLUMNS};
 use super::error::{ExportError, ImportError};
 use super::format::Format;
 use super::row::{Row, RowRef, SCALAR_COLUMNS};
 use super::scan::block::{Accumulate, Need};
 use super::scan::blocks::{self, Scanned};
+use super::summary_row::{columns, Cell, CellRow, COLUMNS};
 use decode::CsvBlocks;
 use row::csv_row;
 

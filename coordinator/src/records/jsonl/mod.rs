@@ -15,12 +15,12 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::Path;
 
-use super::cell_row::CellRow;
 use super::error::{ExportError, ImportError};
 use super::format::Format;
 use super::row::{Row, RowRef};
 use super::scan::block::{Accumulate, Need};
 use super::scan::blocks::{self, Scanned};
+use super::summary_row::CellRow;
 
 /// JSON Lines.
 #[derive(Clone, Copy, Debug)]

@@ -11,12 +11,12 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Seek, Write};
 use std::path::Path;
 
-use super::cell_row::CellRow;
 use super::error::{ExportError, ImportError};
 use super::format::Format;
 use super::row::{Row, RowRef};
 use super::scan::block::{Accumulate, Need, ScanRow};
 use super::scan::blocks::{self, Scanned};
+use super::summary_row::CellRow;
 
 /// MessagePack.
 #[derive(Clone, Copy, Debug)]

@@ -18,13 +18,13 @@
 //! - [`writer`]: [`ParquetSink`], the streaming writer.
 //! - [`reader`]: reading a file back into rows, row at a time.
 //! - [`scan`]: reading only the needed column chunks, row groups in parallel.
-//! - [`cells`]: summary files.
+//! - [`summary_file`]: summary files.
 
-pub mod cells;
 pub mod columns;
 pub mod reader;
 pub mod scan;
 pub mod schema;
+pub mod summary_file;
 pub mod writer;
 
 pub use writer::ParquetSink;
@@ -36,11 +36,11 @@ use std::fs::File;
 use std::io::Read;
 use std::path::Path;
 
-use super::cell_row::CellRow;
 use super::error::{ExportError, ImportError};
 use super::format::Format;
 use super::row::{Row, RowRef};
 use super::scan::block::{Accumulate, Need};
+use super::summary_row::CellRow;
 
 /// Apache Parquet.
 #[derive(Clone, Copy, Debug)]
@@ -87,12 +87,12 @@ impl Format for Parquet {
     }
 
     fn write_cells(self, file: File, rows: &[CellRow]) -> Result<(), ExportError> {
-        cells::write_parquet(file, rows)
+        summary_file::write_parquet(file, rows)
     }
 
     fn read_cells(self, path: &Path) -> Result<Vec<CellRow>, ImportError> {
         let file = File::open(path).map_err(ImportError::io(path))?;
-        cells::read_cells(file).map_err(|(row, message)| ImportError::row(path, row as u64 + 1, message))
+        summary_file::read_cells(file).map_err(|(row, message)| ImportError::row(path, row as u64 + 1, message))
     }
 
     fn is_cell_file(self, path: &Path) -> Result<bool, ImportError> {
@@ -102,6 +102,6 @@ impl Format for Parquet {
         if file.read_exact(&mut magic).is_err() {
             return Ok(false);
         }
-        Ok(cells::has_aggregate(File::open(path).map_err(ioerr)?))
+        Ok(summary_file::has_aggregate(File::open(path).map_err(ioerr)?))
     }
 }

@@ -8,7 +8,7 @@ use super::any_format::AnyFormat;
 use super::error::{ExportError, ImportError};
 use super::format::Format;
 
-pub use super::cell_row::{merge_differences, CellDifference, CellRow};
+pub use super::summary_row::{merge_differences, CellDifference, CellRow};
 
 /// Writes `rows` to `path` (format by extension), replacing it.
 pub fn write_cells(path: &Path, rows: &[CellRow]) -> Result<(), ExportError> {

@@ -9,7 +9,7 @@
 //! `decisions` lists every answer of the cell (`baseline=better;best=not_best`). The values come
 //! from `stop::decisions` (`apply`); this module, like all of `records/`, knows only columns.
 
-use super::cell_row::{Cell, CellRow};
+use super::summary_row::{Cell, CellRow};
 
 impl CellRow {
     /// Whether the row carries a stopping sweep's decision.

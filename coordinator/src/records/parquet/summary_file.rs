@@ -12,8 +12,8 @@ use parquet::file::serialized_reader::SerializedFileReader;
 use parquet::file::writer::SerializedFileWriter;
 use parquet::record::Field;
 
-use crate::records::cell_row::{columns, Cell, CellRow, Kind, COLUMNS};
 use crate::records::error::ExportError;
+use crate::records::summary_row::{columns, Cell, CellRow, Kind, COLUMNS};
 
 /// Writes `rows` to `file`.
 pub(super) fn write_parquet(file: File, rows: &[CellRow]) -> Result<(), ExportError> {

@@ -133,7 +133,7 @@ pub(crate) const COLUMNS: [(&str, Kind); 18] = [
     ("paired", Kind::Text),
 ];
 
-/// The decision columns of a stopping sweep, in file order (`cell_decision.rs`).
+/// The decision columns of a stopping sweep, in file order (`summary_decisions.rs`).
 const STOP_COLUMNS: [(&str, Kind); 5] = [
     ("question", Kind::OptText),
     ("decision", Kind::OptText),

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use simfleet::aggregate::CellAggregate;
 use simfleet::{GameKind, JobResult};
 
-use crate::records::cells::{merge_differences, CellDifference, CellRow};
+use crate::records::summary_file::{merge_differences, CellDifference, CellRow};
 use crate::sweep::Sweep;
 
 /// What one cell has merged so far.
@@ -226,14 +226,13 @@ persuadable = ["persuadable", "persuadable", "persuadable", "persuadable", "pers
         let cells_path = dir.path().join("out.cells.jsonl");
         assert_eq!(report.cells, Some((cells_path.clone(), 2)));
         assert_eq!((report.records, report.episodes), (50, 100), "only the records cell has rows");
-        let rows = crate::records::cells::read_cells(&cells_path).unwrap();
+        let rows = crate::records::summary_file::read_cells(&cells_path).unwrap();
         assert_eq!(
             rows.iter().map(|r| (r.game.as_str(), r.jobs, r.episodes)).collect::<Vec<_>>(),
             [("bucket_brigade", 3, 50), ("trolley", 3, 50)]
         );
         // The records cell's row is the aggregate of its records, as `summary --out` makes it.
-        let from_records =
-            crate::cells_of_records::rows_of_records(&crate::records::Input::file(&out).unwrap()).unwrap();
+        let from_records = crate::rebuild::rows_of_records(&crate::records::Input::file(&out).unwrap()).unwrap();
         assert_eq!(from_records.len(), 1);
         assert_eq!(from_records[0].aggregate.episodes, rows[0].aggregate.episodes);
         assert_eq!(from_records[0].aggregate.histograms, rows[0].aggregate.histograms);

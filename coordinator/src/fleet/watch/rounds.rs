@@ -36,7 +36,7 @@ pub(super) async fn watch(
     (entry, sweep): (SweepEntry, Sweep),
     started: Instant,
 ) -> anyhow::Result<WatchReport> {
-    crate::records::AnyFormat::of(&crate::collector::cell_table::summary_path(&sweep, out))?;
+    crate::records::AnyFormat::of(&crate::collector::cell_merge::summary_path(&sweep, out))?;
     let _lock = super::super::output_lock::OutputLock::acquire(out)?;
     let (log, mut revision) = stop_log::read(fleet, id).await?;
     let logged = log.folds.len();

@@ -8,7 +8,7 @@ use simfleet::aggregate::CellAggregate;
 use simfleet::GameKind;
 
 use crate::cell_order::Place;
-use crate::records::cells::CellRow;
+use crate::records::summary_file::CellRow;
 use crate::sweep::Sweep;
 
 /// The rows a summary sweep would have given, from records files
@@ -21,11 +21,11 @@ pub fn rows_of_records(input: &crate::records::Input) -> anyhow::Result<Vec<Cell
 
 /// [`rows_of_records`] with the line formats read in blocks of `block` bytes.
 fn rows_of_records_blocks(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<CellRow>> {
-    Ok(cells_of_records(input, block)?.into_iter().map(|(row, _)| row).collect())
+    Ok(rebuild(input, block)?.into_iter().map(|(row, _)| row).collect())
 }
 
 /// Every cell of records files with the job indexes of its records, in the sweep's order.
-fn cells_of_records(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<(CellRow, BTreeSet<u64>)>> {
+fn rebuild(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<(CellRow, BTreeSet<u64>)>> {
     use crate::records::scan::{self, Need};
     let need = Need { whole: true, ..Need::default() };
     // A partial trailing record is skipped; `summary` has warned of it already.
@@ -42,7 +42,7 @@ pub fn rows_of_records_as(input: &crate::records::Input, sweep: &Sweep) -> anyho
     let summary = sweep.clone().with_collect(Some(Collect::Summary));
     let records = [sweep.clone(), sweep.clone().with_collect(Some(Collect::Records))];
     let mut placed = Vec::new();
-    for (mut row, jobs) in cells_of_records(input, crate::records::scan::BLOCK)? {
+    for (mut row, jobs) in rebuild(input, crate::records::scan::BLOCK)? {
         let Some(played) = records.iter().find(|s| s.id == row.sweep) else {
             anyhow::bail!(
                 "{input} holds records of sweep {}, not of the sweep file given (its records sweep is {})",

@@ -1,6 +1,6 @@
 //! Paired comparisons of summary files: what [`super::pairing`] computes from per-seed records,
 //! from the moments of the per-seed differences that paired summary jobs carry
-//! ([`crate::records::cells::CellDifference`]) and the cells' own aggregates.
+//! ([`crate::records::summary_file::CellDifference`]) and the cells' own aggregates.
 //!
 //! A paired summary job plays every policy set of one (game, scenario) of a `[[cells]]` entry on
 //! the same seeds and sums, per pair of sets, the difference seed by seed; the coordinator merges
@@ -20,7 +20,7 @@ use simfleet::GameKind;
 
 use super::paired::Paired;
 use super::{CompareError, Comparison, Comparisons};
-use crate::records::cells::{merge_differences, CellDifference, CellRow};
+use crate::records::summary_file::{merge_differences, CellDifference, CellRow};
 use crate::summary::MixedVersions;
 
 /// One cell of the files, its rows merged in file order.
