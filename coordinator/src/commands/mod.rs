@@ -45,11 +45,8 @@ pub struct FleetArgs {
     /// `nats_url` in --config.
     #[arg(long, value_name = "URL")]
     nats_url: Option<String>,
-    /// A TOML file with `nats_url`, `metrics_listen`, `stream_replicas` (replicas of the streams
-    /// and KV bucket, default 1; 3 on a three-server cluster) and an `[auth]` table (user +
-    /// password, token, nkey_seed or creds_file, each also as *_file; tls_ca_file, tls_cert_file,
-    /// tls_key_file), as the worker's.
-    #[arg(long, value_name = "FILE")]
+    // Its help lists every key the file accepts, from `fleet::settings::CONFIG_KEYS`.
+    #[arg(long, value_name = "FILE", help = crate::fleet::settings::config_help())]
     config: Option<PathBuf>,
 }
 

@@ -30,6 +30,28 @@ pub struct FleetFlags {
     pub metrics_listen: Option<String>,
 }
 
+/// Every key the fleet commands' `--config` file accepts, with what it sets: the one source of
+/// the `--config` help (a test checks it against the keys the file is read with).
+pub const CONFIG_KEYS: &[(&str, &str)] = &[
+    ("nats_url", "the server URL, or a cluster's servers comma-separated"),
+    ("metrics_listen", "the address `watch` serves simfleet_sweep_jobs on"),
+    ("stream_replicas", "replicas of the streams and KV bucket: 1 (default), or 3 on a three-server cluster"),
+    ("ack_wait_seconds", "the sweeps' consumers: how long a delivered job may go unacknowledged"),
+    ("max_deliver", "the sweeps' consumers: deliveries of a job before it goes to the DLQ"),
+    ("max_ack_pending", "the sweeps' consumers: jobs of one sweep in flight fleet-wide, at most"),
+    (
+        "auth",
+        "a table, as the worker's: user + password, token, nkey_seed or creds_file (each also as \
+         *_file); tls_ca_file, tls_cert_file, tls_key_file",
+    ),
+];
+
+/// The `--config` help of the fleet commands: every key of [`CONFIG_KEYS`].
+pub fn config_help() -> String {
+    let keys: Vec<String> = CONFIG_KEYS.iter().map(|(k, what)| format!("`{k}` ({what})")).collect();
+    format!("A TOML file with {}; the same keys as the worker's configuration file.", keys.join("; "))
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawConfig {
@@ -156,6 +178,21 @@ mod tests {
 
     fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
         pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    /// The keys the file is read with, from serde's own refusal of an unknown one.
+    fn accepted_keys() -> Vec<String> {
+        let e = toml::from_str::<RawConfig>("not_a_key = 1").unwrap_err().to_string();
+        let list = e.split("expected one of").nth(1).unwrap_or_else(|| panic!("serde lists the fields: {e}"));
+        list.split('`').skip(1).step_by(2).map(String::from).collect()
+    }
+
+    #[test]
+    fn the_config_help_lists_every_key_the_file_accepts() {
+        let documented: Vec<String> = CONFIG_KEYS.iter().map(|(k, _)| k.to_string()).collect();
+        assert_eq!(documented, accepted_keys(), "CONFIG_KEYS, in the order of RawConfig");
+        let help = config_help();
+        assert!(CONFIG_KEYS.iter().all(|(k, _)| help.contains(&format!("`{k}`"))), "{help}");
     }
 
     #[test]

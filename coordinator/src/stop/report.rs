@@ -126,16 +126,16 @@ impl StopReport {
     pub fn episodes_line(&self) -> String {
         let s = &self.savings;
         format!(
-            "stopping: {} episodes played; {} at the cap ({:.1}x more); {} for the fixed design with the same guarantee ({} seeds per cell, {:.1}x more); {} to decide only what was decided ({} seeds per cell, {:.1}x more)",
+            "stopping: {} episodes played; {} at the cap ({}); {} for the fixed design with the same guarantee ({} seeds per cell, {}); {} to decide only what was decided ({} seeds per cell, {})",
             s.played,
             s.cap,
-            s.vs_cap(),
+            more_or_fewer(s.vs_cap()),
             s.fixed,
             s.fixed_seeds,
-            s.vs_fixed(),
+            more_or_fewer(s.vs_fixed()),
             s.decided,
             s.decided_seeds,
-            s.vs_decided()
+            more_or_fewer(s.vs_decided())
         )
     }
 
@@ -145,6 +145,19 @@ impl StopReport {
             "core-seconds: {:.2} played; {:.2} at the cap; {:.2} for the fixed design",
             self.core_seconds, self.core_seconds_cap, self.core_seconds_fixed
         )
+    }
+}
+
+/// An alternative's episodes against those played, `ratio` = theirs / played, in words:
+/// `2.5x more`, `2.5x fewer`, or `as many` when they agree to the shown digit.
+pub fn more_or_fewer(ratio: f64) -> String {
+    if !ratio.is_finite() || ratio <= 0.0 {
+        return "none".into();
+    }
+    match (format!("{ratio:.1}"), format!("{:.1}", 1.0 / ratio)) {
+        (more, _) if ratio > 1.0 && more != "1.0" => format!("{more}x more"),
+        (_, fewer) if ratio < 1.0 && fewer != "1.0" => format!("{fewer}x fewer"),
+        _ => "as many".into(),
     }
 }
 

@@ -316,3 +316,13 @@ margin = 1
     let e = play_rounds(&sweep, &mut refused).unwrap_err();
     assert!(e.to_string().starts_with("group 0, checkpoint 0 (64 seeds): the results replayed"), "{e}");
 }
+
+#[test]
+fn the_savings_line_says_more_or_fewer() {
+    use super::report::more_or_fewer;
+    assert_eq!(more_or_fewer(1.7), "1.7x more");
+    assert_eq!(more_or_fewer(1296.0 / 3504.0), "2.7x fewer", "an alternative needing fewer episodes than played");
+    assert_eq!(more_or_fewer(1.02), "as many");
+    assert_eq!(more_or_fewer(0.98), "as many");
+    assert_eq!(more_or_fewer(0.0), "none");
+}

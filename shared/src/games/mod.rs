@@ -20,10 +20,26 @@ mod fingerprint;
 #[cfg(test)]
 pub(crate) mod testing;
 
-/// A game id.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum GameKind {
+/// Declares [`GameKind`] and [`GameKind::ALL`] from one list of variants, so a game added to
+/// the enum is in `ALL` without a second edit (a variant left out of a hand-written `ALL` would
+/// compile and be refused at run time).
+macro_rules! game_kinds {
+    ($($(#[$doc:meta])* $variant:ident,)+) => {
+        /// A game id.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum GameKind {
+            $($(#[$doc])* $variant,)+
+        }
+
+        impl GameKind {
+            /// Every game, in the enum's order.
+            pub const ALL: [GameKind; [$(GameKind::$variant),+].len()] = [$(GameKind::$variant),+];
+        }
+    };
+}
+
+game_kinds! {
     /// Cooperative firefighting on a ring of houses.
     BucketBrigade,
     /// Dialogue-only social deduction.
@@ -35,10 +51,6 @@ pub enum GameKind {
 }
 
 impl GameKind {
-    /// Every game, in a fixed order.
-    pub const ALL: [GameKind; 4] =
-        [GameKind::BucketBrigade, GameKind::Deception, GameKind::Cogsguard, GameKind::Trolley];
-
     /// The game id used in jobs, subjects, metric names and labels.
     pub const fn as_str(self) -> &'static str {
         match self {

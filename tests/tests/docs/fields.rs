@@ -69,5 +69,10 @@ fn the_field_tables_of_sweeps_md_are_what_list_shows() {
             Err(e) => wrong.push(format!("{name}: {e}; `list` shows {want:?}")),
         }
     }
-    assert!(wrong.is_empty(), "docs/sweeps.md:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "docs/sweeps.md:\n{}\n(a new game: add its `### <game>` table of scenario fields to docs/sweeps.md, \
+         as `coordinator list <game>` shows them)",
+        wrong.join("\n")
+    );
 }

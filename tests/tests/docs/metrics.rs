@@ -228,7 +228,12 @@ async fn the_metrics_doc_is_what_the_worker_and_coordinator_serve() {
             doc.families["Coordinator"]
         ));
     }
-    assert!(wrong.is_empty(), "docs/metrics.md is out of date:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "docs/metrics.md is out of date:\n{}\n(a new game: add a job of it to this test's `jobs` and its \
+         histogram buckets to docs/metrics.md, as ARCHITECTURE.md's list of files a game touches says)",
+        wrong.join("\n")
+    );
 }
 
 /// The names of the `llm` seats' families (docs/metrics.md's section "LLM seats").
