@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 use serde_json::Value;
-use simfleet::aggregate::CellAggregate;
+use simfleet::aggregate::{CellAggregate, LlmCounts};
 use simfleet::llm::estimate::decisions_per_seat_episode;
 use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
@@ -56,23 +56,21 @@ impl CellCalls {
         }
     }
 
-    /// Adds one record's `llm` stat (seat → counters and exchanges).
+    /// Adds one record's `llm` stat (seat → counters and exchanges), counted as a summary
+    /// job's aggregate counts it (failed calls and refused answers by kind, the first of each).
     fn add(&mut self, llm: &Value) {
-        let Some(seats) = llm.as_object() else { return };
+        if !llm.is_object() {
+            return;
+        }
+        let mut counts = LlmCounts::default();
+        counts.add_stat(llm);
         self.episodes += 1;
-        for seat in seats.values() {
-            let n = |k: &str| seat[k].as_u64().unwrap_or(0);
-            self.decisions += n("decisions");
-            self.calls += n("calls");
-            self.fallbacks += n("fallbacks");
-            self.tokens += n("prompt_tokens") + n("completion_tokens");
-            for error in
-                seat["exchanges"].as_array().into_iter().flatten().map(|e| &e["error"]).filter(|e| !e.is_null())
-            {
-                let kind = error["kind"].as_str().unwrap_or("error").to_string();
-                let entry = self.failures.entry(kind).or_insert_with(|| (0, error.to_string()));
-                entry.0 += 1;
-            }
+        self.decisions += counts.decisions;
+        self.calls += counts.calls;
+        self.fallbacks += counts.fallbacks;
+        self.tokens += counts.prompt_tokens + counts.completion_tokens;
+        for (kind, f) in counts.failures {
+            self.failures.entry(kind).or_insert_with(|| (0, f.first)).0 += f.calls;
         }
     }
 }
@@ -175,7 +173,9 @@ impl LlmTally {
                 100.0 * c.fallback_share()
             );
             for (kind, (n, first)) in &c.failures {
-                let _ = write!(message, "\n    {n} call(s) failed with {kind}, the first: {first}");
+                let what =
+                    if kind == "invalid_output" { "answer(s) refused by the game as" } else { "call(s) failed with" };
+                let _ = write!(message, "\n    {n} {what} {kind}, the first: {first}");
             }
         }
         Some(message)

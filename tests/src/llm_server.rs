@@ -29,6 +29,9 @@ pub struct Behaviour {
     pub malformed_every: Option<u64>,
     /// Every n-th request is held without an answer until the client gives up (offset by two).
     pub hang_every: Option<u64>,
+    /// Every n-th request is answered with an action no game has (`{"action": "dance", …}`),
+    /// which the game refuses as `invalid_output` (offset by three).
+    pub illegal_every: Option<u64>,
 }
 
 /// The server's counters.
@@ -226,7 +229,11 @@ fn respond(n: u64, body: &[u8], b: &Behaviour, counters: &Counters) -> Option<(u
     let request: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
     let messages = request["messages"].as_array().cloned().unwrap_or_default();
     let last = messages.iter().rev().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or("");
-    let content = answer_for(last);
+    let content = if every(n, b.illegal_every, 3) {
+        r#"{"action": "dance", "parameters": {}, "reasoning": "for joy"}"#.to_string()
+    } else {
+        answer_for(last)
+    };
     let prompt_chars: usize = messages.iter().filter_map(|m| m["content"].as_str()).map(str::len).sum();
     counters.answered.fetch_add(1, Ordering::SeqCst);
     let answer = json!({

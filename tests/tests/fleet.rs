@@ -17,7 +17,8 @@ use simfleet::{JobErrorKind, PROTOCOL_VERSION};
 use simfleet_tests::jobs::{episodes_for, publish_job, publish_raw, slow_job};
 use simfleet_tests::results::{jobs_in_stream, result_messages};
 use simfleet_tests::{
-    config_fixture, coordinator_binary, test_settings, wait_until, within, NatsServer, RunningWorker, WorkerProcess,
+    config_fixture, coordinator_binary, test_settings, wait_until, within, CoordinatorProcess, NatsServer,
+    RunningWorker, WorkerProcess,
 };
 
 const TIMEOUT: Duration = Duration::from_secs(180);
@@ -387,6 +388,22 @@ async fn status_counts_and_cancel_stops_a_sweep() {
     assert_eq!(states.len(), 1);
     assert_eq!((states[0].status, states[0].queued), (simfleet::names::SweepStatus::Cancelled, 0));
     assert!(fleet::status::table(&states).contains(&setup.sweep.id));
+    // Through the CLI: `status` says what was played of the cancelled sweep (nothing), not the
+    // share of jobs its watch closed; a watch of it again ends with no table of no cells.
+    let mut status = CoordinatorProcess::spawn(&["status", &setup.sweep.id, "--nats-url", &url], &[]);
+    assert!(status.wait_exit(TIMEOUT).await.success(), "{:?}", status.stderr());
+    let row = status.stdout().lines().find(|l| l.starts_with(&setup.sweep.id)).map(str::to_string);
+    assert!(row.as_deref().is_some_and(|r| r.ends_with("0.0% cancelled")), "{}", status.stdout());
+    let again = setup.path("again.jsonl");
+    let mut watch = CoordinatorProcess::spawn(
+        &["watch", &setup.sweep.id, "--out", again.to_str().unwrap(), "--quiet", "--nats-url", &url],
+        &[],
+    );
+    let exit = watch.wait_exit(TIMEOUT).await;
+    let stdout = watch.stdout();
+    assert_eq!(exit.code(), Some(1), "the jobs failed as cancelled: {stdout}");
+    assert!(stdout.contains("the sweep was cancelled"), "{stdout}");
+    assert!(!stdout.lines().any(|l| l.starts_with("game ")), "no table header without cells:\n{stdout}");
 }
 
 const ALL_GAMES: &str = r#"

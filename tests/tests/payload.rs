@@ -51,6 +51,14 @@ async fn results_over_max_payload_arrive_in_parts_identical_to_the_embedded_run(
     // of one message.
     let messages = result_messages(&js, &setup.sweep.id).await;
     assert!(messages >= 2 * 3 + 4, "{messages} messages: the large results went in parts");
+    // `status` counts jobs, not the messages their parts came in: answered = jobs = 6.
+    let mut status = CoordinatorProcess::spawn(&["status", &setup.sweep.id, "--nats-url", &url], &[]);
+    assert!(status.wait_exit(TIMEOUT).await.success(), "{:?}", status.stderr());
+    let shown = status.stdout();
+    let row: Vec<&str> =
+        shown.lines().find(|l| l.starts_with(&setup.sweep.id)).expect("the sweep's row").split_whitespace().collect();
+    // sweep status priority share jobs episodes waiting in-flight fleet-share answered written failed progress
+    assert_eq!((row[4], row[9], row[10], row[12]), ("6", "6", "6", "100.0%"), "{shown}");
     let size = std::fs::metadata(&out).unwrap().len();
     assert!(size > 2 << 20, "{size} bytes of records");
     assert_same_records(&setup, &out).await;

@@ -365,3 +365,51 @@ async fn a_stopping_sweep_cancelled_mid_way_ends_with_the_decisions_made_so_far(
     let stop: serde_json::Value = serde_json::from_str(&stop).unwrap();
     assert_eq!(stop["log"]["folds"], logged["folds"], "the stop file holds the looks logged before the cancel");
 }
+
+/// The numbers of every frame of the episode bar in `screen` (a terminal's output):
+/// (episodes done, the bar's total, the most still possible).
+fn bar_frames(screen: &str) -> Vec<(u64, u64, u64)> {
+    let number = |s: &str| s.replace(',', "").parse::<u64>().ok();
+    let mut frames = Vec::new();
+    for (at, _) in screen.match_indices(" episodes (round ") {
+        let counts = screen[..at].rsplit(' ').next().unwrap_or_default();
+        let possible = screen[at..].split("at most ").nth(1).and_then(|s| s.split(' ').next());
+        if let (Some((done, total)), Some(possible)) = (counts.split_once('/'), possible) {
+            if let (Some(d), Some(t), Some(p)) = (number(done), number(total), number(possible)) {
+                frames.push((d, t, p));
+            }
+        }
+    }
+    frames
+}
+
+/// What a person sees: `run` of a stopping sweep on a terminal (a pseudo-terminal, from
+/// util-linux's `script`) draws a bar that counts to the end of the round it plays, never to
+/// the cap: no frame's total is above the episodes still possible, and what is possible only
+/// shrinks.
+#[test]
+fn a_stopping_sweeps_bar_never_counts_past_what_is_still_possible() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Records mode, a cap of 60,000 seeds and a precision question: rounds long enough on one
+    // thread for the bar to draw.
+    let text = SWEEP.replace("count = 1000", "count = 60000").replace("collect = \"summary\"\n", "");
+    let text = text.replace("margin = 1.0", "margin = 1.0\nhalf_width = 1.0");
+    let (sweep, out) = (path(d, "stop.toml"), path(d, "stop.jsonl"));
+    std::fs::write(&sweep, &text).unwrap();
+    let cap = Sweep::parse(&text, "stop.toml").unwrap().episode_count();
+    let binary = simfleet_tests::coordinator_binary();
+    let command = format!("stty cols 250; exec {} run {sweep} --out {out} --threads 1", binary.display());
+    let shown = std::process::Command::new("script").args(["-qec", &command, "/dev/null"]).output().unwrap();
+    let screen = String::from_utf8_lossy(&shown.stdout);
+    assert!(shown.status.success(), "{screen}");
+    let frames = bar_frames(&screen);
+    assert!(!frames.is_empty(), "the bar was drawn:\n{screen}");
+    for w in frames.windows(2) {
+        assert!(w[1].2 <= w[0].2, "what is possible only shrinks: {w:?}");
+    }
+    for &(done, total, possible) in &frames {
+        assert!(done <= total && total <= possible && possible <= cap, "{done}/{total}, at most {possible} of {cap}");
+    }
+    assert!(frames[0].1 < cap, "the first round is one block, not the cap ({cap}): {frames:?}");
+}

@@ -24,6 +24,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
+use simfleet::policy::is_llm_spec;
 use simfleet::protocol::Collect;
 use simfleet::{GameKind, JobError, JobErrorKind, JobResult};
 
@@ -292,7 +293,13 @@ impl Collector {
         }
         let (spend, records_cell) = match (&self.sweep, self.cell_of(r.index)) {
             (Some(sweep), Some(cell)) => {
-                (crate::llm_spend::spend_of_result(sweep, &cell.policy_set.seats, &r), cell.collect == Collect::Records)
+                let seats = &cell.policy_set.seats;
+                // Reading a record's `llm` stat builds its map: only cells with model seats pay.
+                let spend = match seats.iter().any(|s| is_llm_spec(s)) {
+                    true => crate::llm_spend::spend_of_result(sweep, seats, &r),
+                    false => Spend::default(),
+                };
+                (spend, cell.collect == Collect::Records)
             }
             // A job of a sweep whose definition is gone (`results`) is taken as a records job.
             _ => (Spend::default(), true),

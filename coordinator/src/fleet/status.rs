@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use async_nats::jetstream::stream::Stream;
 use futures::TryStreamExt;
-use simfleet::names::{sweep_consumer_name, Priority, SweepStatus, JOBS_FILTER, RESULTS_FILTER};
+use simfleet::names::{result_subject, sweep_consumer_name, Priority, SweepStatus, JOBS_FILTER, RESULTS_FILTER};
 
 use super::Fleet;
 use crate::table::{self, Align};
@@ -37,7 +37,8 @@ pub struct SweepState {
     pub episodes_played: Option<u64>,
     /// Jobs in the queue: waiting, or delivered and not yet acknowledged.
     pub queued: u64,
-    /// Results in the results stream (error results included).
+    /// Jobs with a result in the results stream (error results included; each job once,
+    /// however many parts or duplicates its result came in).
     pub answered: u64,
     /// Jobs a `watch` has written (as of its last update).
     pub watched_done: u64,
@@ -63,7 +64,7 @@ pub async fn status(fleet: &Fleet, id: Option<&str>) -> anyhow::Result<Vec<Sweep
         None => fleet.entries().await?,
     };
     let queued = counts(&fleet.topology.jobs, JOBS_FILTER).await?;
-    let answered = counts(&fleet.topology.results, RESULTS_FILTER).await?;
+    let results = counts(&fleet.topology.results, RESULTS_FILTER).await?;
     let mut states = Vec::new();
     for e in entries {
         let queued = queued.get(&e.id).copied().unwrap_or(0);
@@ -75,9 +76,17 @@ pub async fn status(fleet: &Fleet, id: Option<&str>) -> anyhow::Result<Vec<Sweep
                 Err(_) => (queued, 0),
             },
         };
+        // Messages are not jobs: a large result comes in parts, a redelivered job may answer
+        // twice. Its distinct job ids, read from the headers alone, are.
+        let answered = match results.get(&e.id) {
+            None | Some(0) => 0,
+            Some(_) => {
+                super::msg_ids::indexes(&fleet.topology.results, &result_subject(&e.id), &e.id).await?.len() as u64
+            }
+        };
         states.push(SweepState {
             queued,
-            answered: answered.get(&e.id).copied().unwrap_or(0),
+            answered,
             priority: e.priority,
             share: e.share,
             waiting,
@@ -166,7 +175,21 @@ pub fn table(states: &[SweepState]) -> String {
     let rows: Vec<[String; 13]> = states
         .iter()
         .map(|s| {
-            let done = if s.jobs_total == 0 { 1.0 } else { s.answered.min(s.jobs_total) as f64 / s.jobs_total as f64 };
+            let share = |n: u64| if s.jobs_total == 0 { 1.0 } else { n.min(s.jobs_total) as f64 / s.jobs_total as f64 };
+            // Done: a result or a failure, as the watch counted them (the stream's answers
+            // before any watch has). A cancelled sweep's unplayed jobs fail as `cancelled`:
+            // its progress is what was played.
+            let counted = s.watched_done + s.watched_failed > 0;
+            let progress = match s.status {
+                SweepStatus::Cancelled => {
+                    let played = if counted { s.watched_done } else { s.answered };
+                    format!("{:.1}% cancelled", 100.0 * share(played))
+                }
+                _ => format!(
+                    "{:.1}%",
+                    100.0 * share(if counted { s.watched_done + s.watched_failed } else { s.answered })
+                ),
+            };
             [
                 s.id.clone(),
                 format!("{:?}", s.status).to_lowercase(),
@@ -184,7 +207,7 @@ pub fn table(states: &[SweepState]) -> String {
                 s.answered.to_string(),
                 s.watched_done.to_string(),
                 s.watched_failed.to_string(),
-                format!("{:.1}%", 100.0 * done),
+                progress,
             ]
         })
         .collect();

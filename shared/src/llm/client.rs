@@ -97,6 +97,16 @@ pub struct Rejection {
     pub corrective: String,
 }
 
+impl Rejection {
+    /// What the record keeps of it: the label and the problem the corrective names (its first
+    /// line, without the preamble), e.g. `self_target: it names the seat itself`.
+    pub fn refused(&self) -> String {
+        let line = self.corrective.lines().next().unwrap_or_default();
+        let problem = line.strip_prefix("Your answer could not be used: ").unwrap_or(line);
+        format!("{}: {}", self.reason, problem.trim_end_matches('.'))
+    }
+}
+
 /// One call as kept in a replay.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct CallRecord {
@@ -207,6 +217,9 @@ impl LlmClient {
                         Err(rejection) => {
                             failed += 1;
                             stats.invalid_outputs += 1;
+                            if let Some(exchange) = stats.exchanges.last_mut() {
+                                exchange.refused = Some(rejection.refused());
+                            }
                             request.messages.push(ChatMessage { role: "assistant".into(), content: response.content });
                             request.messages.push(ChatMessage { role: "user".into(), content: rejection.corrective });
                         }

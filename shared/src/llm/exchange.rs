@@ -31,6 +31,11 @@ pub struct Exchange {
     /// The failure, when the call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<TransportError>,
+    /// Why the game refused the answer (`invalid_output`): the rejection's label and what was
+    /// wrong with it, e.g. `self_target: it names the seat itself`. Absent when the answer was
+    /// used, or the call failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 impl Exchange {
@@ -45,6 +50,7 @@ impl Exchange {
                 prompt_tokens: r.prompt_tokens,
                 completion_tokens: r.completion_tokens,
                 error: None,
+                refused: None,
             },
             Err(e) => Exchange {
                 prompt_hash,
@@ -53,6 +59,7 @@ impl Exchange {
                 prompt_tokens: None,
                 completion_tokens: None,
                 error: Some(e.clone()),
+                refused: None,
             },
         }
     }

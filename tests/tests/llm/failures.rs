@@ -85,3 +85,27 @@ async fn timeouts_malformed_answers_and_a_dead_endpoint_end_in_retries_or_fallba
     let fallbacks = metric_sum(&text, telemetry::LLM_FALLBACKS_TOTAL, &[("game", "trolley")]);
     assert_eq!(fallbacks, Some(total(&dead_records, "fallbacks") as f64));
 }
+
+/// A model whose every answer the game refuses (an action no game has): `run` exits 1, and
+/// its message names, per cell, the failure kind `invalid_output` and the first refusal,
+/// with the illegal action, not only how many decisions fell back. In both collect modes: a
+/// summary cell's aggregate keeps the first refusal too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refused_answers_fail_the_sweep_naming_invalid_output_and_the_illegal_action() {
+    let model = LlmServer::start(Behaviour { illegal_every: Some(1), ..Behaviour::default() });
+    let dir = Dir::with_sweep(&sweep("llm-refused", &model.endpoint(), 3, "&max_retries=1"));
+    for mode in ["records", "summary"] {
+        let out = dir.path(&format!("{mode}.jsonl"));
+        let args = ["run", &dir.sweep(), "--out", out.to_str().unwrap(), "--quiet", "--collect", mode];
+        let run = coordinator(&args, &[]).await;
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{mode}: {stderr}");
+        for cell in ["deception quick_4p1i × llm_vs_heuristic", "trolley trio_3p?max_rounds=1 × llm_and_persuadable"]
+        {
+            let at = stderr.rfind(cell).unwrap_or_else(|| panic!("{mode}: {cell} is named: {stderr}"));
+            let said = stderr[at..].lines().take(3).collect::<Vec<_>>().join("\n");
+            assert!(said.contains("refused by the game as invalid_output, the first: "), "{mode}: {said}");
+            assert!(said.contains("dance"), "{mode}: the illegal action is named: {said}");
+        }
+    }
+}

@@ -33,6 +33,19 @@ pub struct LlmCounts {
     pub failures: BTreeMap<String, FailedCalls>,
 }
 
+/// The kind and the text of one recorded call's failure: a transport error (its `kind`, the
+/// error as JSON), or an answer the game refused (`invalid_output`: why, and the answer). `None`
+/// for a call whose answer was used.
+pub fn failure_of(exchange: &Value) -> Option<(String, String)> {
+    if let Some(error) = exchange.get("error").filter(|e| !e.is_null()) {
+        let kind = error.get("kind").and_then(Value::as_str).unwrap_or("error");
+        return Some((kind.to_string(), error.to_string()));
+    }
+    let refused = exchange.get("refused").and_then(Value::as_str)?;
+    let answer: String = exchange.get("answer").and_then(Value::as_str).unwrap_or_default().chars().take(200).collect();
+    Some(("invalid_output".to_string(), format!("{refused}; the answer was {answer:?}")))
+}
+
 impl LlmCounts {
     /// Nothing counted (a cell without `llm` seats): not written in an aggregate.
     pub fn is_empty(&self) -> bool {
@@ -49,12 +62,9 @@ impl LlmCounts {
             self.fallbacks += n("fallbacks");
             self.prompt_tokens += n("prompt_tokens");
             self.completion_tokens += n("completion_tokens");
-            let errors = seat.get("exchanges").and_then(Value::as_array).into_iter().flatten();
-            for error in errors.filter_map(|e| e.get("error")).filter(|e| !e.is_null()) {
-                let kind = error.get("kind").and_then(Value::as_str).unwrap_or("error").to_string();
-                let entry =
-                    self.failures.entry(kind).or_insert_with(|| FailedCalls { calls: 0, first: error.to_string() });
-                entry.calls += 1;
+            for exchange in seat.get("exchanges").and_then(Value::as_array).into_iter().flatten() {
+                let Some((kind, first)) = failure_of(exchange) else { continue };
+                self.failures.entry(kind).or_insert_with(|| FailedCalls { calls: 0, first }).calls += 1;
             }
         }
     }

@@ -20,7 +20,7 @@ mod paired;
 pub use builder::CellBuilder;
 pub use cell::{llm_tokens, CellAggregate, Histograms, OutcomeCount};
 pub use histogram::{bucket_of, Buckets, Histogram};
-pub use llm::{FailedCalls, LlmCounts};
+pub use llm::{failure_of, FailedCalls, LlmCounts};
 pub use moments::Moments;
 pub use paired::{differences, Difference, Paired, PairedCell, SeedValue};
 
