@@ -2,13 +2,13 @@
 //! records (`coordinator summary FILE... --out CELLS`), each cell's records aggregated per block
 //! on every core by the parallel reader and the blocks merged in file order.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use simfleet::aggregate::CellAggregate;
+use simfleet::aggregate::{differences, CellAggregate, SeedValue};
 use simfleet::GameKind;
 
 use crate::cell_order::Place;
-use crate::records::summary_file::CellRow;
+use crate::records::summary_file::{merge_differences, CellDifference, CellRow};
 use crate::sweep::Sweep;
 
 /// The rows a summary sweep would have given, from records files
@@ -36,7 +36,8 @@ fn rebuild(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<(C
 /// The summary file `sweep`'s summary sweep (`collect = "summary"` for every cell) would have
 /// written, from records of `sweep` (`coordinator summary RECORDS --out CELLS --sweep SWEEP`):
 /// the summary sweep's id, each cell's count of the summary sweep's jobs whose seeds the records
-/// hold, the cells in the sweep's order. The aggregates are those of [`rows_of_records`].
+/// hold, the cells in the sweep's order, and the paired differences of its paired cells
+/// ([`paired_of_records`]). The aggregates are those of [`rows_of_records`].
 pub fn rows_of_records_as(input: &crate::records::Input, sweep: &Sweep) -> anyhow::Result<Vec<CellRow>> {
     use simfleet::protocol::Collect;
     let summary = sweep.clone().with_collect(Some(Collect::Summary));
@@ -75,7 +76,62 @@ pub fn rows_of_records_as(input: &crate::records::Input, sweep: &Sweep) -> anyho
         placed.push((cell, row));
     }
     placed.sort_by_key(|(cell, _)| *cell);
-    Ok(placed.into_iter().map(|(_, row)| row).collect())
+    let mut paired = paired_of_records(input, &summary)?;
+    Ok(placed.into_iter().map(|(cell, row)| row.with_paired(std::mem::take(&mut paired[cell]))).collect())
+}
+
+/// The paired differences `summary`'s sweep would have written, from the per-seed values of
+/// the records: for every group of two or more cells (the sets of one `[[cells]]` entry and
+/// scenario), job by job (its seed chunk), the differences of its sets on those seeds, merged
+/// into each cell in job order, as a summary job computes them and the collector merges them.
+/// One value per seed is kept (24 bytes) of the cells of such groups only. A job whose seeds
+/// the records do not all hold for every set adds nothing (a summary job is whole or absent).
+fn paired_of_records(input: &crate::records::Input, summary: &Sweep) -> anyhow::Result<Vec<Vec<CellDifference>>> {
+    let mut paired = vec![Vec::new(); summary.cells.len()];
+    let groups: Vec<_> = summary.groups.iter().filter(|g| g.cells.len() > 1).collect();
+    let mut of_key: HashMap<(&str, &str, &str), usize> = HashMap::new();
+    for c in groups.iter().flat_map(|g| g.cells.clone()) {
+        let cell = &summary.cells[c];
+        of_key.insert((cell.game.as_str(), &cell.scenario, &cell.policy_set.name), c);
+    }
+    if of_key.is_empty() {
+        return Ok(paired);
+    }
+    let mut values: Vec<Vec<SeedValue>> = vec![Vec::new(); summary.cells.len()];
+    let columns = ["sweep", "job", "game", "scenario", "policy_set", "seed", "outcome", "team_reward"];
+    input.for_each_row_of(Some(&columns), |row| {
+        if let Some(&c) = of_key.get(&(row.game.as_str(), row.scenario.as_str(), row.policy_set.as_str())) {
+            let win = summary.cells[c].game.info().win_outcome == Some(row.outcome.as_str());
+            values[c].push(SeedValue { seed: row.seed, team_reward: row.team_reward, win });
+        }
+    })?;
+    values.iter_mut().for_each(|v| v.sort_by_key(|s| s.seed));
+    for g in groups {
+        let win = summary.cells[g.cells.start].game.info().win_outcome.is_some();
+        for job in g.first_job..g.first_job + g.jobs(summary.seeds) {
+            let Some(seeds) = summary.job(job).map(|j| j.seeds) else { continue };
+            let of_job = |v: &[SeedValue]| {
+                let (from, to) = (
+                    v.partition_point(|s| s.seed < seeds.start),
+                    v.partition_point(|s| s.seed < seeds.start + seeds.count),
+                );
+                v[from..to].to_vec()
+            };
+            let sets: Vec<Vec<SeedValue>> = g.cells.clone().map(|c| of_job(&values[c])).collect();
+            if sets.iter().any(|s| s.len() as u64 != seeds.count) {
+                continue;
+            }
+            for d in differences(&sets, win) {
+                let (a, b) = (g.cells.start + d.a as usize, g.cells.start + d.b as usize);
+                let against = summary.cells[b].policy_set.name.clone();
+                merge_differences(
+                    &mut paired[a],
+                    &[CellDifference { against, team_reward: d.team_reward, win: d.win }],
+                );
+            }
+        }
+    }
+    Ok(paired)
 }
 
 /// One cell's aggregate as records are read.

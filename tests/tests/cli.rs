@@ -153,6 +153,17 @@ async fn summary_out_of_records_with_the_sweep_is_the_summary_sweeps_file() {
         rows.iter().map(|r| (r.sweep.clone(), r.policy_set.clone(), r.jobs, r.episodes)).collect()
     };
     assert_eq!(columns(&got), columns(&want));
+    // The paired differences too, from the records' per-seed values, byte for byte: `compare`
+    // of the rebuilt file is `compare` of the summary sweep's, for any baseline.
+    let paired = |rows: &[coordinator::records::summary_file::CellRow]| -> Vec<String> {
+        rows.iter().map(|r| serde_json::to_string(&r.paired).unwrap()).collect()
+    };
+    assert_eq!(paired(&got), paired(&want));
+    assert!(want[0].paired.len() == 1 && want[2].paired.is_empty(), "heroes - random; firefighters alone");
+    for baseline in ["random", "heroes"] {
+        let rebuilt = ok(&["compare", &p("from-records.csv"), "--baseline", baseline]).await;
+        assert_eq!(rebuilt, ok(&["compare", &p("summary.csv"), "--baseline", baseline]).await, "{baseline}");
+    }
     // 2500 seeds: three records jobs of a cell, one summary job.
     assert_eq!(want.iter().map(|r| r.jobs).collect::<Vec<_>>(), [1, 1, 1]);
     // Without the sweep file the rows keep the records' sweep and jobs.

@@ -174,7 +174,7 @@ fn summary_out_carries_the_decisions_of_the_stop_file_in_every_format() {
     ok(&["summary", &path(d, "named.parquet"), "--out", &path(d, "again.jsonl")]);
     assert_eq!(read_back(&path(d, "again.jsonl")), want);
 
-    // compare of the summary file (no paired differences): the decided comparisons alone.
+    // compare of the summary file: the comparisons, each with its decision from the stop file.
     let stop = path(d, "elsewhere.json");
     let table = ok(&["compare", &path(d, "s.csv"), "--stop", &stop, "--out", &path(d, "cmp.json")]);
     let cmp: Value = serde_json::from_str(&std::fs::read_to_string(path(d, "cmp.json")).unwrap()).unwrap();
@@ -187,8 +187,11 @@ fn summary_out_carries_the_decisions_of_the_stop_file_in_every_format() {
         );
         assert!(table.lines().any(|l| l.contains(set) && l.contains(&want[set].1)), "{table}");
     }
-    let refused = coordinator(&["compare", &path(d, "s.csv")]);
-    assert_eq!(refused.status.code(), Some(2), "without the stop file there is nothing to compare");
+    // Without the stop file, the paired differences the file carries are compared still (no
+    // decision column).
+    let plain = ok(&["compare", &path(d, "s.csv"), "--baseline", "random"]);
+    assert!(!plain.contains("decision"), "{plain}");
+    assert!(want.keys().all(|set| plain.lines().any(|l| l.contains(&format!(" {set} ")))), "{plain}");
 }
 
 #[test]
@@ -282,5 +285,26 @@ fn run_of_a_summary_stopping_sweep_writes_the_decision_columns() {
             std::fs::read(&cells).unwrap() == std::fs::read(&again).unwrap(),
             "{ext}: run wrote summary --out's file"
         );
+    }
+}
+
+/// A summary-mode stopping sweep's rows carry their paired differences (merged in job order,
+/// each pair on the seeds both sets played), so `compare` of its file answers any baseline,
+/// not only the comparisons the sweep decided.
+#[test]
+fn a_summary_stopping_sweeps_file_compares_against_any_baseline() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (sweep, cells) = (path(d, "stop.toml"), path(d, "cells.csv"));
+    std::fs::write(&sweep, SWEEP).unwrap();
+    ok(&["run", &sweep, "--out", &cells, "--quiet"]);
+    let rows = read_cells(Path::new(&cells)).unwrap();
+    // A set's differences from the later sets of its (game, scenario), as a summary sweep's.
+    let pairs: Vec<usize> = rows.iter().map(|r| r.paired.len()).collect();
+    assert_eq!(pairs, [2, 1, 0], "firefighters - (free_riders, random), free_riders - random");
+    let table = ok(&["compare", &cells, "--baseline", "firefighters"]);
+    for set in ["free_riders", "random"] {
+        let line = table.lines().find(|l| l.contains(&format!(" {set} "))).unwrap_or_else(|| panic!("{set}:\n{table}"));
+        assert!(line.contains("+") || line.contains("-"), "{set} has a difference: {line}");
     }
 }

@@ -97,9 +97,10 @@ pub enum CompareError {
     NoRecords(String),
     /// A summary file without paired differences.
     #[error(
-        "the summary file holds no paired differences: its cells were not played as paired summary jobs (written \
-         before paired summaries, or every cell alone: cells with `llm` seats are never paired); compare a \
-         records-mode run, or play the sweep again with this version"
+        "the summary file holds no paired differences: none of its cells shares its seeds with another of the \
+         same [[cells]] entry and scenario in it (each set alone there, `llm` seats, which are never paired, or \
+         rows rebuilt by `summary --out` without `--sweep`); compare the records-mode run, or rebuild the file \
+         from it with `coordinator summary RECORDS --out CELLS --sweep SWEEP`"
     )]
     NotPaired,
     /// Summary rows that cannot be merged.

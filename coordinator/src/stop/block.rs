@@ -13,7 +13,7 @@ use super::interval::binary_moments;
 use super::log::StopLog;
 use super::state::PairMoments;
 use super::{GroupState, Metric, StopPlan};
-use crate::records::summary_file::CellRow;
+use crate::records::summary_file::{merge_differences, CellDifference, CellRow};
 use crate::sweep::Sweep;
 
 /// The fewest jobs a block of one set (records) or of one group (summary) is cut into, when it
@@ -65,6 +65,9 @@ pub struct CellPlay {
     pub core_seconds: f64,
     /// The engine version of its results.
     pub engine_version: String,
+    /// Summary mode: its paired differences from the sets it played with, merged in job order
+    /// (what `compare` reads of a summary file).
+    pub paired: Vec<CellDifference>,
 }
 
 /// A stopping sweep being played.
@@ -319,6 +322,10 @@ impl Stopping {
                     if let Some(v) = value {
                         acc.pair(sets[d.a as usize], sets[d.b as usize]).merge(v);
                     }
+                    let (a, b) = (sets[d.a as usize], sets[d.b as usize]);
+                    let (team_reward, win) = (d.team_reward.clone(), d.win.clone());
+                    let difference = CellDifference { against: shape.sets[b].clone(), team_reward, win };
+                    merge_differences(&mut self.cells[shape.cells[a]].paired, &[difference]);
                 }
             }
         }
@@ -361,7 +368,7 @@ impl Stopping {
         let mut rows = Vec::new();
         for (c, play) in sweep.cells.iter().zip(&self.cells) {
             let Some(a) = play.aggregate.as_ref().filter(|a| a.episodes > 0) else { continue };
-            rows.push(CellRow::new(
+            let row = CellRow::new(
                 &sweep.id,
                 c.game.as_str(),
                 &play.engine_version,
@@ -369,7 +376,8 @@ impl Stopping {
                 &c.policy_set.name,
                 play.jobs,
                 a.clone(),
-            ));
+            );
+            rows.push(row.with_paired(play.paired.clone()));
         }
         rows
     }
