@@ -131,6 +131,23 @@ impl Intake {
         stage: &watch::Receiver<Stage>,
         backoff: Duration,
     ) -> Result<bool, Trouble> {
+        let stream = self.bound_stream(shutdown, backoff).await?;
+        // We hold one permit; only this loop acquires, so the free ones stay free until we
+        // take them below.
+        let mut first = Some(first);
+        if self.take_planned(&stream, &mut first, shutdown, tasks, stage, backoff).await? > 0 {
+            self.busy_at = Instant::now();
+            return Ok(true);
+        }
+        self.wait_for_one(&stream, first, shutdown, tasks, stage, backoff).await
+    }
+
+    /// The jobs stream, bound again after a failure, and the sweeps with jobs listed if due.
+    async fn bound_stream<F: Future<Output = ()>>(
+        &mut self,
+        shutdown: &mut std::pin::Pin<&mut F>,
+        backoff: Duration,
+    ) -> Result<Stream, Trouble> {
         let stream = match self.stream.clone() {
             Some(s) => s,
             None => match unless_stopped(shutdown, readiness::rebind(&self.js, &self.topology, backoff)).await? {
@@ -145,18 +162,29 @@ impl Intake {
                 return Err(Trouble::Failed);
             }
         }
-        // We hold one permit; only this loop acquires, so the free ones stay free until we
-        // take them below.
-        let mut first = Some(first);
+        Ok(stream)
+    }
+
+    /// Fills the free slots with the jobs the schedule plans, sweep by sweep, until no plan is
+    /// left (every slot taken, or no listed sweep has a job waiting). Returns the jobs started.
+    async fn take_planned<F: Future<Output = ()>>(
+        &mut self,
+        stream: &Stream,
+        first: &mut Option<OwnedSemaphorePermit>,
+        shutdown: &mut std::pin::Pin<&mut F>,
+        tasks: &mut JoinSet<()>,
+        stage: &watch::Receiver<Stage>,
+        backoff: Duration,
+    ) -> Result<usize, Trouble> {
         let mut got = 0;
         loop {
             let free = (usize::from(first.is_some()) + self.slots.available_permits()).min(self.fetch_batch);
             let plan = if free == 0 { Vec::new() } else { self.schedule.plan(free) };
             if plan.is_empty() {
-                break;
+                return Ok(got);
             }
             for (sweep, n) in plan {
-                let Some(consumer) = unless_stopped(shutdown, self.consumer(&stream, &sweep, backoff)).await? else {
+                let Some(consumer) = unless_stopped(shutdown, self.consumer(stream, &sweep, backoff)).await? else {
                     return Err(Trouble::Failed);
                 };
                 // A shutdown does not wait for a fetch the server may never answer (it is gone):
@@ -188,16 +216,23 @@ impl Intake {
                 }
                 got += msgs.len();
                 for msg in msgs {
-                    self.start(msg, &mut first, tasks, stage);
+                    self.start(msg, first, tasks, stage);
                 }
             }
         }
-        if got > 0 {
-            self.busy_at = Instant::now();
-            return Ok(true);
-        }
-        // No sweep has a job waiting: wait on the one the schedule would serve first, then list
-        // the sweeps again.
+    }
+
+    /// No sweep has a job waiting: waits on one pull of the sweep the schedule would serve first
+    /// (or, with none listed, a while), then the sweeps are listed again. True when a job came.
+    async fn wait_for_one<F: Future<Output = ()>>(
+        &mut self,
+        stream: &Stream,
+        mut first: Option<OwnedSemaphorePermit>,
+        shutdown: &mut std::pin::Pin<&mut F>,
+        tasks: &mut JoinSet<()>,
+        stage: &watch::Receiver<Stage>,
+        backoff: Duration,
+    ) -> Result<bool, Trouble> {
         self.refreshed = None;
         let Some(sweep) = self.schedule.idle_choice() else {
             drop(first);
@@ -207,7 +242,7 @@ impl Intake {
                 () = tokio::time::sleep(look) => Ok(false),
             };
         };
-        let Some(consumer) = unless_stopped(shutdown, self.consumer(&stream, &sweep, backoff)).await? else {
+        let Some(consumer) = unless_stopped(shutdown, self.consumer(stream, &sweep, backoff)).await? else {
             return Err(Trouble::Failed);
         };
         let want = (1 + self.slots.available_permits()).min(self.fetch_batch);
@@ -220,6 +255,7 @@ impl Intake {
             log_pull_failure("pull request failed", Some(&e), backoff);
             Trouble::Failed
         })?;
+        let mut got = 0;
         loop {
             let next = tokio::select! {
                 biased;

@@ -103,6 +103,22 @@ pub(crate) async fn handle(
     stage: watch::Receiver<Stage>,
     permit: crate::schedule::IntakeSlot,
 ) {
+    let Some(job) = decoded(&ctx, &msg).await else { return };
+    let model_job = simfleet::runner::has_llm_seats(&job);
+    if !admitted(&ctx, &msg, &job, model_job).await {
+        return;
+    }
+    let (sweep, index) = (job.sweep.clone(), job.index);
+    let mut claim = ctx.players.queue(Arc::from(job), permit);
+    let Some(encoded) = played(&ctx, &msg, &mut claim, stage, model_job, (&sweep, index)).await else { return };
+    publish_then_ack(&ctx, &msg, encoded).await;
+    // The claim holds the job's slot until the result is published.
+    drop(claim);
+}
+
+/// The delivered job, decoded; `None` when it cannot be played, once it is answered with a
+/// typed error (or terminated, with nowhere to answer).
+async fn decoded(ctx: &JobContext, msg: &Message) -> Option<Box<Job>> {
     let delivered = msg.info().map_or(1, |i| i.delivered);
     let decoded = decode(&msg.payload, msg.headers.as_ref());
     if delivered > 1 {
@@ -112,65 +128,81 @@ pub(crate) async fn handle(
         };
         ctx.metrics.redelivered(game);
     }
-    let job = match decoded {
+    match decoded {
         Decoded::Unusable(why) => {
             tracing::warn!(subject = %msg.subject, reason = %why, "terminating a job that cannot be answered");
             ctx.metrics.job_failed("", JobErrorKind::Undecodable);
             if let Err(e) = msg.ack_with(AckKind::Term).await {
                 tracing::warn!(error = %e, "cannot terminate the job");
             }
-            return;
+            None
         }
         Decoded::Failed { sweep, index, game, error } => {
             tracing::warn!(sweep, index, kind = %error.kind, error = %error, "answering an unplayable job with an error");
             ctx.metrics.job_failed(&game, error.kind);
             let result = JobResult::failed(&ctx.env.worker, sweep, index, None, error);
-            answer(&ctx, &msg, &result).await;
-            return;
+            answer(ctx, msg, &result).await;
+            None
         }
-        Decoded::Job(job) => job,
-    };
-    let state = ctx.sweeps.state(&job.sweep).await;
-    if state.cancelled {
-        tracing::debug!(sweep = job.sweep, index = job.index, "answering a job of a cancelled sweep");
-        let error = JobError::new(JobErrorKind::Cancelled, format!("sweep {} was cancelled", job.sweep));
-        refuse(&ctx, &msg, &job, error).await;
-        return;
+        Decoded::Job(job) => Some(job),
     }
-    let (sweep, index) = (job.sweep.clone(), job.index);
-    let model_job = simfleet::runner::has_llm_seats(&job);
+}
+
+/// Whether `job` may be played now: not if its sweep was cancelled or reached its
+/// `llm_max_calls` (answered `cancelled`), nor if its model calls cannot be reserved (given
+/// back). A model job's calls are reserved here, fleet-wide, before it is queued.
+async fn admitted(ctx: &JobContext, msg: &Message, job: &Job, model_job: bool) -> bool {
+    let state = ctx.sweeps.state(&job.sweep).await;
+    let (sweep, index) = (job.sweep.as_str(), job.index);
+    if state.cancelled {
+        tracing::debug!(sweep, index, "answering a job of a cancelled sweep");
+        let error = JobError::new(JobErrorKind::Cancelled, format!("sweep {sweep} was cancelled"));
+        refuse(ctx, msg, job, error).await;
+        return false;
+    }
     if model_job && !state.known {
         // Its sweep's `llm_max_calls` is unknown: playing could spend past it, refusing could
         // lose work, so the job goes back to the queue for a later try.
         tracing::warn!(sweep, index, "cannot read the sweep's state; giving a job with llm seats back");
-        nak(&msg, Some(ctx.nak_delay)).await;
-        return;
+        nak(msg, Some(ctx.nak_delay)).await;
+        return false;
     }
-    if let (true, Some(max)) = (model_job, state.llm_max_calls) {
-        let calls = simfleet::llm::estimate::expected_job_calls(&job);
-        match reservation::reserve(ctx.sweeps.kv(), &sweep, max, calls).await {
-            Ok(Reservation::Granted { reserved }) => {
-                tracing::debug!(sweep, index, calls, reserved, "reserved the job's model calls");
-            }
-            Ok(Reservation::Refused { reserved }) => {
-                tracing::debug!(sweep, index, reserved, "llm_max_calls reached; answering the job cancelled");
-                let why = format!(
-                    "sweep {sweep} reached its llm_max_calls of {max} ({reserved} model calls reserved by the \
-                     workers' jobs), so this job was not played"
-                );
-                refuse(&ctx, &msg, &job, JobError::new(JobErrorKind::Cancelled, why)).await;
-                return;
-            }
-            Err(e) => {
-                // The server did not answer: neither play past the limit nor lose the job.
-                let outage = simfleet::nats::outage::note(&e);
-                tracing::warn!(sweep, index, error = %e, "cannot reserve the job's model calls; giving it back{outage}");
-                nak(&msg, Some(ctx.nak_delay)).await;
-                return;
-            }
+    let (true, Some(max)) = (model_job, state.llm_max_calls) else { return true };
+    let calls = simfleet::llm::estimate::expected_job_calls(job);
+    match reservation::reserve(ctx.sweeps.kv(), sweep, max, calls).await {
+        Ok(Reservation::Granted { reserved }) => {
+            tracing::debug!(sweep, index, calls, reserved, "reserved the job's model calls");
+            true
+        }
+        Ok(Reservation::Refused { reserved }) => {
+            tracing::debug!(sweep, index, reserved, "llm_max_calls reached; answering the job cancelled");
+            let why = format!(
+                "sweep {sweep} reached its llm_max_calls of {max} ({reserved} model calls reserved by the \
+                 workers' jobs), so this job was not played"
+            );
+            refuse(ctx, msg, job, JobError::new(JobErrorKind::Cancelled, why)).await;
+            false
+        }
+        Err(e) => {
+            // The server did not answer: neither play past the limit nor lose the job.
+            let outage = simfleet::nats::outage::note(&e);
+            tracing::warn!(sweep, index, error = %e, "cannot reserve the job's model calls; giving it back{outage}");
+            nak(msg, Some(ctx.nak_delay)).await;
+            false
         }
     }
-    let mut claim = ctx.players.queue(Arc::from(job), permit);
+}
+
+/// Waits for the queued job's encoded result, keeping it alive with in-progress acks; `None`
+/// when it went back to the queue (the play threads dropped it, or shutdown).
+async fn played(
+    ctx: &JobContext,
+    msg: &Message,
+    claim: &mut crate::player::Claim,
+    stage: watch::Receiver<Stage>,
+    model_job: bool,
+    (sweep, index): (&str, u64),
+) -> Option<Encoded> {
     // A job with `llm` seats may wait here behind others for minutes: its sweep's state is read
     // again while it waits, so that the I/O threads see a stop before they start it.
     let mut recheck = tokio::time::interval(crate::cancellation::QUEUED_MODEL_JOB_RECHECK);
@@ -181,32 +213,32 @@ pub(crate) async fn handle(
     let aborted = reached(stage, Stage::Aborting);
     tokio::pin!(stopping, aborted);
     let mut draining = false;
-    let encoded = loop {
+    loop {
         tokio::select! {
             biased;
             done = &mut claim.done => match done {
-                Ok(encoded) => break encoded,
+                Ok(encoded) => return Some(encoded),
                 Err(_) => {
                     tracing::warn!(sweep, index, "the play threads dropped the job; giving it back");
-                    nak(&msg, None).await;
-                    return;
+                    nak(msg, None).await;
+                    return None;
                 }
             },
             () = &mut stopping, if !draining => {
                 draining = true;
                 if claim.withdraw() {
                     tracing::debug!(sweep, index, "shutdown: giving a queued job back");
-                    nak(&msg, None).await;
-                    return;
+                    nak(msg, None).await;
+                    return None;
                 }
             }
             () = &mut aborted => {
                 tracing::info!(sweep, index, "shutdown: giving an unfinished job back");
-                nak(&msg, None).await;
-                return;
+                nak(msg, None).await;
+                return None;
             }
             _ = recheck.tick(), if model_job && claim.queued() => {
-                ctx.sweeps.state_within(&sweep, crate::cancellation::QUEUED_MODEL_JOB_RECHECK).await;
+                ctx.sweeps.state_within(sweep, crate::cancellation::QUEUED_MODEL_JOB_RECHECK).await;
             }
             _ = progress.tick() => {
                 if let Err(e) = msg.ack_with(AckKind::Progress).await {
@@ -214,10 +246,7 @@ pub(crate) async fn handle(
                 }
             }
         }
-    };
-    publish_then_ack(&ctx, &msg, encoded).await;
-    // The claim holds the job's slot until the result is published.
-    drop(claim);
+    }
 }
 
 /// Answers `job` with `error` without playing it.

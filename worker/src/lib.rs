@@ -91,8 +91,42 @@ pub async fn run(
     // Workers set the sweeps' consumers' limits to their own configuration (`intake`), so the
     // ack wait is this worker's.
     let ack_wait = settings.ack_wait;
+    let jobs = job_context(&settings, &js, topology.sweeps.clone(), ack_wait)?;
+    tracing::info!(
+        worker_id = settings.worker_id,
+        concurrency = settings.concurrency,
+        llm_concurrency = settings.llm_concurrency,
+        prefetch = settings.prefetch,
+        ack_wait_seconds = ack_wait.as_secs(),
+        "worker started"
+    );
+    let intake = intake::Intake {
+        js,
+        topology: topology_config,
+        stream: Some(topology.jobs),
+        schedule: schedule::Schedule::default(),
+        refreshed: None,
+        busy_at: tokio::time::Instant::now(),
+        jobs: Arc::new(jobs),
+        // Jobs held from delivery until answered: playing, queued and publishing.
+        slots: Arc::new(Semaphore::new(2 * settings.concurrency + settings.prefetch)),
+        fetch_batch: settings.fetch_batch.max(1),
+        drain_timeout: settings.drain_timeout,
+    };
+    serve_until(intake, shutdown, settings.drain_timeout + SHUTDOWN_MARGIN).await;
+    Ok(())
+}
+
+/// What every job task shares: the play threads (and each game's metered model transport),
+/// the metrics, the sweeps' states, and the in-progress ack period of `ack_wait`.
+fn job_context(
+    settings: &Settings,
+    js: &jetstream::Context,
+    sweeps: async_nats::jetstream::kv::Store,
+    ack_wait: std::time::Duration,
+) -> Result<job::JobContext, WorkerError> {
     telemetry::register_worker(settings.concurrency, settings.llm_concurrency, &settings.llm_prices);
-    let http = simfleet::llm::http::shared(&llm_options(&settings)).map_err(WorkerError::LlmTransport)?;
+    let http = simfleet::llm::http::shared(&llm_options(settings)).map_err(WorkerError::LlmTransport)?;
     let env = simfleet::RunEnv { chat: Some(Arc::clone(&http)), worker: settings.worker_id.clone() };
     let llm_metrics = Arc::new(llm_metrics::LlmMetrics::new());
     // Each game's llm seats call through a transport that counts their calls by game.
@@ -122,49 +156,36 @@ pub async fn run(
     }
     let players = player::Players::start(settings.concurrency, settings.llm_concurrency, Arc::new(play), llm_envs)
         .map_err(WorkerError::Threads)?;
-    let jobs = job::JobContext {
+    Ok(job::JobContext {
         js: js.clone(),
         env,
         metrics,
-        sweeps: cancellation::SweepStates::new(topology.sweeps.clone(), cancellation::SWEEP_STATE_TTL, stopped),
+        sweeps: cancellation::SweepStates::new(sweeps, cancellation::SWEEP_STATE_TTL, stopped),
         players,
         progress_every: (ack_wait / 3).max(std::time::Duration::from_millis(100)),
         nak_delay: PUBLISH_RETRY_DELAY,
-    };
-    tracing::info!(
-        worker_id = settings.worker_id,
-        concurrency = settings.concurrency,
-        llm_concurrency = settings.llm_concurrency,
-        prefetch = settings.prefetch,
-        ack_wait_seconds = ack_wait.as_secs(),
-        "worker started"
-    );
-    let intake = intake::Intake {
-        js,
-        topology: topology_config,
-        stream: Some(topology.jobs),
-        schedule: schedule::Schedule::default(),
-        refreshed: None,
-        busy_at: tokio::time::Instant::now(),
-        jobs: Arc::new(jobs),
-        // Jobs held from delivery until answered: playing, queued and publishing.
-        slots: Arc::new(Semaphore::new(2 * settings.concurrency + settings.prefetch)),
-        fetch_batch: settings.fetch_batch.max(1),
-        drain_timeout: settings.drain_timeout,
-    };
+    })
+}
+
+/// Runs `intake` until `shutdown`, then lets it drain for at most `drain_bound`.
+async fn serve_until(
+    intake: intake::Intake,
+    shutdown: std::pin::Pin<&mut impl Future<Output = ()>>,
+    drain_bound: std::time::Duration,
+) {
+    let mut shutdown = shutdown;
     // Whatever the servers do (gone, paused, partitioned away), the worker stops within its
     // drain timeout and a second of a shutdown: a NAK or flush that cannot reach a server would
     // otherwise wait for it forever. What is not acknowledged by then comes back to the queue
     // after its ack wait.
     let (stop_tx, mut stop_rx) = tokio::sync::watch::channel(false);
-    let drain_bound = settings.drain_timeout + SHUTDOWN_MARGIN;
     let running = intake.run(async move {
         let _ = stop_rx.wait_for(|stop| *stop).await;
     });
     tokio::pin!(running);
     tokio::select! {
-        () = &mut running => return Ok(()),
-        () = &mut shutdown => {
+        () = &mut running => return,
+        () = shutdown.as_mut() => {
             let _ = stop_tx.send(true);
         }
     }
@@ -174,7 +195,6 @@ pub async fn run(
             "stopping without a clean drain: the servers did not answer; unacknowledged jobs return after their ack wait"
         );
     }
-    Ok(())
 }
 
 /// How long past its drain timeout a stopping worker waits for the servers at most.

@@ -180,67 +180,30 @@ async fn submit_once(
     mode: Mode,
     bar: &ProgressBar,
 ) -> Result<SubmitReport, Interrupted> {
-    // A stopping sweep publishes the jobs of its first round only: `watch` publishes each next
-    // round once the checkpoint before it is folded and logged (`fleet::watch::stopping`). Its
-    // first round's jobs are numbered 0.. like a plain sweep's, so the publish record holds.
-    let round: Option<Vec<simfleet::protocol::Job>> =
-        crate::stop::block::Stopping::new(sweep).map(|mut s| s.round_jobs(sweep));
-    let total = round.as_ref().map_or(sweep.job_count(), |r| r.len() as u64);
-    let job_at = |index: u64| match &round {
-        Some(r) => r.get(index as usize).cloned(),
-        None => sweep.job(index),
-    };
-    let previous = match wait_out("reading the sweep's KV entry", || fleet.topology.sweeps.get(&sweep.id)).await? {
-        Some(bytes) => serde_json::from_slice::<SweepEntry>(&bytes).ok(),
-        None => None,
-    };
-    let stream_seq = wait_out("reading the jobs stream", || fleet.topology.jobs.get_info()).await?.state.last_sequence;
-    // Which jobs may have been published already (checked against the queue and the results),
-    // from which stream sequence on, and where publishing starts.
-    let (start, uncertain, after_seq) = match (mode, previous.as_ref().map(|p| p.published)) {
-        (Mode::Republish, _) | (Mode::Once, Some(None)) => (0, 0..total, 0),
-        (Mode::Once, Some(Some(r))) => (r.below.min(total), r.below.min(total)..r.up_to.min(total), r.after_seq),
-        (Mode::Once, None) => (0, 0..0, stream_seq),
-    };
-    let (answered, queued) = if uncertain.is_empty() {
-        (BTreeSet::new(), BTreeSet::new())
-    } else {
-        let answered = msg_ids::indexes(&fleet.topology.results, &result_subject(&sweep.id), &sweep.id).await?;
-        let queued = msg_ids::queued(&fleet.topology.jobs, &sweep_jobs_filter(&sweep.id), &sweep.id, after_seq).await?;
-        (answered, queued)
-    };
-    // Jobs published before and still queued, and jobs with a result, need nothing.
-    let queued: BTreeSet<u64> = queued.into_iter().filter(|i| uncertain.contains(i)).collect();
-    let publish: Vec<u64> = (start..total).filter(|i| !answered.contains(i) && !queued.contains(i)).collect();
+    let plan = Plan::read(fleet, sweep, mode).await?;
+    let (total, previous) = (plan.total, plan.previous.as_ref());
     let mut report = SubmitReport {
         sweep: sweep.id.clone(),
         jobs: total,
         published: 0,
-        skipped: (start..total).filter(|i| answered.contains(i)).count() as u64,
+        skipped: (plan.start..total).filter(|i| plan.answered.contains(i)).count() as u64,
         published_before: 0,
         duplicates: 0,
-        status: match (&previous, mode) {
-            (Some(p), Mode::Republish) if publish.is_empty() => p.status,
+        status: match (previous, mode) {
+            (Some(p), Mode::Republish) if plan.publish.is_empty() => p.status,
             (Some(p), Mode::Once) => p.status,
             _ => SweepStatus::Submitted,
         },
         priority: Priority::default(),
         share: 1,
     };
-    report.published_before = total - publish.len() as u64 - report.skipped;
+    report.published_before = total - plan.publish.len() as u64 - report.skipped;
     // A resubmission keeps the class the sweep has now (`coordinator priority` may have moved
     // it) unless --priority or --share say otherwise.
-    (report.priority, report.share) = match &previous {
+    (report.priority, report.share) = match previous {
         Some(p) if !sweep.class_given => (p.priority, p.share),
         _ => (sweep.priority, sweep.share),
     };
-    let mut progress = Progress {
-        record: PublishRecord { below: start, up_to: start.max(uncertain.end), after_seq },
-        settled: answered.range(start..).chain(&queued).map(|&i| (i, None)).collect(),
-        hold_until: uncertain.end,
-        seq: stream_seq,
-    };
-    progress.advance();
     let (status, priority, share) = (report.status, report.priority, report.share);
     let entry = |record: PublishRecord| SweepEntry {
         id: sweep.id.clone(),
@@ -249,23 +212,111 @@ async fn submit_once(
         priority,
         share,
         // A stopping sweep's watch raises it as it publishes rounds.
-        jobs_total: previous.as_ref().filter(|_| round.is_some()).map_or(total, |p| p.jobs_total.max(total)),
+        jobs_total: previous.filter(|_| plan.round.is_some()).map_or(total, |p| p.jobs_total.max(total)),
         episodes_total: sweep.episode_count(),
-        jobs_done: previous.as_ref().map_or(0, |p| p.jobs_done),
-        jobs_failed: previous.as_ref().map_or(0, |p| p.jobs_failed),
-        episodes_played: previous.as_ref().and_then(|p| p.episodes_played),
+        jobs_done: previous.map_or(0, |p| p.jobs_done),
+        jobs_failed: previous.map_or(0, |p| p.jobs_failed),
+        episodes_played: previous.and_then(|p| p.episodes_played),
         definition: definition.to_string(),
         published: Some(record),
         collect: sweep.collect_override,
         llm_max_calls: sweep.llm_max_calls,
     };
+    publish(fleet, sweep, &plan, mode, &entry, report, bar).await
+}
+
+/// What a submit finds before it publishes: the jobs (a stopping sweep's first round only),
+/// the sweep's entry as stored, and which jobs need publishing.
+struct Plan {
+    /// A stopping sweep's first round; `None` for a plain sweep (every job).
+    round: Option<Vec<simfleet::protocol::Job>>,
+    total: u64,
+    previous: Option<SweepEntry>,
+    stream_seq: u64,
+    /// Where publishing starts, the jobs an earlier submit left uncertain, and the stream
+    /// sequence after which they are looked for.
+    start: u64,
+    uncertain: std::ops::Range<u64>,
+    after_seq: u64,
+    /// Jobs with a result, and uncertain jobs still queued: neither is published again.
+    answered: BTreeSet<u64>,
+    queued: BTreeSet<u64>,
+    publish: Vec<u64>,
+}
+
+impl Plan {
+    async fn read(fleet: &Fleet, sweep: &Sweep, mode: Mode) -> Result<Plan, Interrupted> {
+        // A stopping sweep publishes the jobs of its first round only: `watch` publishes each
+        // next round once the checkpoint before it is folded and logged (`fleet::watch::rounds`).
+        // Its first round's jobs are numbered 0.. like a plain sweep's, so the publish record
+        // holds.
+        let round: Option<Vec<simfleet::protocol::Job>> =
+            crate::stop::block::Stopping::new(sweep).map(|mut s| s.round_jobs(sweep));
+        let total = round.as_ref().map_or(sweep.job_count(), |r| r.len() as u64);
+        let previous = match wait_out("reading the sweep's KV entry", || fleet.topology.sweeps.get(&sweep.id)).await? {
+            Some(bytes) => serde_json::from_slice::<SweepEntry>(&bytes).ok(),
+            None => None,
+        };
+        let stream_seq =
+            wait_out("reading the jobs stream", || fleet.topology.jobs.get_info()).await?.state.last_sequence;
+        // Which jobs may have been published already (checked against the queue and the
+        // results), from which stream sequence on, and where publishing starts.
+        let (start, uncertain, after_seq) = match (mode, previous.as_ref().map(|p| p.published)) {
+            (Mode::Republish, _) | (Mode::Once, Some(None)) => (0, 0..total, 0),
+            (Mode::Once, Some(Some(r))) => (r.below.min(total), r.below.min(total)..r.up_to.min(total), r.after_seq),
+            (Mode::Once, None) => (0, 0..0, stream_seq),
+        };
+        let (answered, queued) = if uncertain.is_empty() {
+            (BTreeSet::new(), BTreeSet::new())
+        } else {
+            let answered = msg_ids::indexes(&fleet.topology.results, &result_subject(&sweep.id), &sweep.id).await?;
+            let filter = sweep_jobs_filter(&sweep.id);
+            (answered, msg_ids::queued(&fleet.topology.jobs, &filter, &sweep.id, after_seq).await?)
+        };
+        // Jobs published before and still queued, and jobs with a result, need nothing.
+        let queued: BTreeSet<u64> = queued.into_iter().filter(|i| uncertain.contains(i)).collect();
+        let publish: Vec<u64> = (start..total).filter(|i| !answered.contains(i) && !queued.contains(i)).collect();
+        Ok(Plan { round, total, previous, stream_seq, start, uncertain, after_seq, answered, queued, publish })
+    }
+
+    fn job(&self, sweep: &Sweep, index: u64) -> Option<simfleet::protocol::Job> {
+        match &self.round {
+            Some(r) => r.get(index as usize).cloned(),
+            None => sweep.job(index),
+        }
+    }
+}
+
+/// Publishes the plan's jobs, each announced in the entry's publish record (`entry`) before
+/// it goes out, at most [`ACKS_IN_FLIGHT`] unconfirmed, and the record completed at the end.
+async fn publish(
+    fleet: &Fleet,
+    sweep: &Sweep,
+    plan: &Plan,
+    mode: Mode,
+    entry: &dyn Fn(PublishRecord) -> SweepEntry,
+    mut report: SubmitReport,
+    bar: &ProgressBar,
+) -> Result<SubmitReport, Interrupted> {
+    let total = plan.total;
+    let mut progress = Progress {
+        record: PublishRecord {
+            below: plan.start,
+            up_to: plan.start.max(plan.uncertain.end),
+            after_seq: plan.after_seq,
+        },
+        settled: plan.answered.range(plan.start..).chain(&plan.queued).map(|&i| (i, None)).collect(),
+        hold_until: plan.uncertain.end,
+        seq: plan.stream_seq,
+    };
+    progress.advance();
     fleet.put_entry(&entry(progress.record)).await?;
     // The sweep's consumer before its first job, so no job waits for a worker to create it.
     sweep_consumer(&fleet.topology.jobs, &fleet.config, &sweep.id, LimitsOwner::Coordinator)
         .await
         .map_err(anyhow::Error::from)?;
     bar.set_length(total);
-    bar.inc(total - publish.len() as u64);
+    bar.inc(total - plan.publish.len() as u64);
     let republish_suffix = match mode {
         Mode::Republish => {
             format!(".r{}", std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs())
@@ -274,13 +325,13 @@ async fn submit_once(
     };
     let mut acks: FuturesUnordered<AckFuture> = FuturesUnordered::new();
     let interrupted = |error: anyhow::Error, report: &SubmitReport| Interrupted { error, published: report.published };
-    for &index in &publish {
+    for &index in &plan.publish {
         if index >= progress.record.up_to {
             // Announce the next jobs before any of them goes out.
             progress.record.up_to = (index + ACKS_IN_FLIGHT as u64).min(total);
             fleet.record_published(&entry(progress.record)).await.map_err(|e| interrupted(e, &report))?;
         }
-        let job = job_at(index).expect("an index of the sweep");
+        let job = plan.job(sweep, index).expect("an index of the sweep");
         let mut headers = async_nats::HeaderMap::new();
         let id = msg_id(&job.sweep, job.index) + &republish_suffix;
         headers.insert(async_nats::header::NATS_MESSAGE_ID, id.as_str());
