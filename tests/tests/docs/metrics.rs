@@ -175,6 +175,12 @@ async fn the_metrics_doc_is_what_the_worker_and_coordinator_serve() {
         // An invalid job, for the error labels.
         bb_job(&sweep, 4, "default?num_agents=11", "too-many", team("firefighter"), 2),
     ];
+    // Each game's histograms are served once it played: a game without a job here would have
+    // its documented buckets reported as not served.
+    let played: BTreeSet<&str> = jobs.iter().map(|j| j.game.as_str()).collect();
+    for game in GameKind::ALL {
+        assert!(played.contains(game.as_str()), "a new game ({game}) adds a job of it to the jobs of this test");
+    }
     for j in &jobs {
         publish_job(&js, j).await;
     }

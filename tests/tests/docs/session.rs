@@ -289,8 +289,14 @@ impl Session {
                 return Some(format!("`{command}` exited {code}, expected {want}\n--- output\n{}", tail(&output)));
             }
             if !expected.is_empty() && !expected::matches(expected, &output) {
+                // A listing of every game is the one doc output a new game changes.
+                let hint = if command.contains("coordinator list") {
+                    " (`coordinator list` shows every game: a new game adds its lines to the doc)"
+                } else {
+                    ""
+                };
                 return Some(format!(
-                    "`{command}` printed other output than the doc shows\n--- doc\n{}\n--- printed\n{}",
+                    "`{command}` printed other output than the doc shows{hint}\n--- doc\n{}\n--- printed\n{}",
                     expected.join("\n"),
                     tail(&output)
                 ));
