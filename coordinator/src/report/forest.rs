@@ -63,55 +63,60 @@ pub fn panel(scenario: &str, baseline: &str, rows: &[&Comparison], marks: &[Opti
         escape(baseline)
     );
     for (i, r) in rows.iter().enumerate() {
-        let y = 30.0 + ROW_H * i as f64;
-        let (low, high) = r.reward.interval();
-        let holds = r.p_holm < 0.05;
-        let colour = if !holds {
-            "#777"
-        } else if r.reward.mean > 0.0 {
-            PALETTE[0]
-        } else {
-            PALETTE[5]
-        };
-        let fill = if holds { colour } else { "#fff" };
-        let label: String = if r.policy_set.chars().count() > 24 {
-            r.policy_set.chars().take(23).chain(['…']).collect()
-        } else {
-            r.policy_set.clone()
-        };
-        let stopped = mark(i).map_or(String::new(), |m| {
-            let bound = |x: Option<f64>| x.map_or("—".into(), number);
-            format!("; stopping: {} [{}, {}]", m.decision.as_str(), bound(m.low), bound(m.high))
-        });
-        let _ = write!(
-            out,
-            r##"<g><title>{}: {} [{}, {}], {} pairs, p (Holm) {}{}</title><text x="{:.1}" y="{:.1}" text-anchor="end">{}<tspan class="m">{}</tspan></text>"##,
-            escape(&r.policy_set),
-            number(r.reward.mean),
-            number(low),
-            number(high),
-            r.reward.n,
-            crate::compare::table::p_value(r.p_holm),
-            escape(&stopped),
-            label_w - 6.0,
-            y + 4.0,
-            escape(&label),
-            escape(&decided(mark(i)))
-        );
-        if low.is_finite() && high.is_finite() {
-            let _ = write!(
-                out,
-                r##"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="2"/>"##,
-                x(low),
-                x(high)
-            );
-        }
-        let _ = write!(
-            out,
-            r##"<circle cx="{:.1}" cy="{y:.1}" r="4" fill="{fill}" stroke="{colour}" stroke-width="1.5"/></g>"##,
-            x(r.reward.mean)
-        );
+        row_svg(&mut out, r, mark(i), 30.0 + ROW_H * i as f64, label_w, &x);
     }
     out.push_str("</svg>");
     out
+}
+
+/// One comparison's row at height `y`: its label (with the stopping decision), its interval and
+/// its point, filled when it holds after Holm's correction; `x` places a value on the axis.
+fn row_svg(out: &mut String, r: &Comparison, mark: Option<Mark>, y: f64, label_w: f64, x: &dyn Fn(f64) -> f64) {
+    let (low, high) = r.reward.interval();
+    let holds = r.p_holm < 0.05;
+    let colour = if !holds {
+        "#777"
+    } else if r.reward.mean > 0.0 {
+        PALETTE[0]
+    } else {
+        PALETTE[5]
+    };
+    let fill = if holds { colour } else { "#fff" };
+    let label: String = if r.policy_set.chars().count() > 24 {
+        r.policy_set.chars().take(23).chain(['…']).collect()
+    } else {
+        r.policy_set.clone()
+    };
+    let stopped = mark.map_or(String::new(), |m| {
+        let bound = |x: Option<f64>| x.map_or("—".into(), number);
+        format!("; stopping: {} [{}, {}]", m.decision.as_str(), bound(m.low), bound(m.high))
+    });
+    let _ = write!(
+        out,
+        r##"<g><title>{}: {} [{}, {}], {} pairs, p (Holm) {}{}</title><text x="{:.1}" y="{:.1}" text-anchor="end">{}<tspan class="m">{}</tspan></text>"##,
+        escape(&r.policy_set),
+        number(r.reward.mean),
+        number(low),
+        number(high),
+        r.reward.n,
+        crate::compare::table::p_value(r.p_holm),
+        escape(&stopped),
+        label_w - 6.0,
+        y + 4.0,
+        escape(&label),
+        escape(&decided(mark))
+    );
+    if low.is_finite() && high.is_finite() {
+        let _ = write!(
+            out,
+            r##"<line x1="{:.1}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}" stroke="{colour}" stroke-width="2"/>"##,
+            x(low),
+            x(high)
+        );
+    }
+    let _ = write!(
+        out,
+        r##"<circle cx="{:.1}" cy="{y:.1}" r="4" fill="{fill}" stroke="{colour}" stroke-width="1.5"/></g>"##,
+        x(r.reward.mean)
+    );
 }

@@ -135,40 +135,52 @@ pub fn section_decided(summary: &Summary, comparisons: &Comparisons, decided: Op
                 escape(&not_paired.join(", "))
             );
         }
-        match by_game.get(game.as_str()) {
-            Some(scenarios) => {
-                out.push_str("<figure><div style=\"display:flex;flex-wrap:wrap;gap:6px 18px\">");
-                for (scenario, rows) in scenarios {
-                    let (rows, marks): (Vec<&Comparison>, Vec<Option<Mark>>) = rows.iter().copied().unzip();
-                    out.push_str(&super::forest::panel(scenario, baseline, &rows, &marks));
-                }
-                let _ = write!(
-                    out,
-                    "</div><figcaption>{}: paired difference in team reward (policy set − {}), 95% interval; \
-                     each scenario on its own axis.</figcaption></figure>",
-                    escape(&game),
-                    escape(baseline)
-                );
-                if !missing.is_empty() {
-                    let _ = write!(
-                        out,
-                        "<p class=\"note\">Not compared, no {} episodes there: {}.</p>",
-                        escape(baseline),
-                        escape(&missing.join(", "))
-                    );
-                }
-            }
-            None => {
-                let _ = write!(
-                    out,
-                    "<p class=\"note\">No paired comparison for {}: it has no other policy set beside {} on shared \
-                     scenarios.</p>",
-                    escape(&game),
-                    escape(baseline)
-                );
-            }
-        }
+        forests(&mut out, &game, baseline, by_game.get(game.as_str()), &missing);
     }
     out.push_str("</section>");
     out
+}
+
+/// A game's forest plots, one panel per scenario (`scenarios`, each comparison with its
+/// stopping mark), and the scenarios left out (`missing`: no baseline episodes there).
+fn forests(
+    out: &mut String,
+    game: &str,
+    baseline: &str,
+    scenarios: Option<&IndexMap<&str, Vec<Marked<'_>>>>,
+    missing: &[&str],
+) {
+    match scenarios {
+        Some(scenarios) => {
+            out.push_str("<figure><div style=\"display:flex;flex-wrap:wrap;gap:6px 18px\">");
+            for (scenario, rows) in scenarios {
+                let (rows, marks): (Vec<&Comparison>, Vec<Option<Mark>>) = rows.iter().copied().unzip();
+                out.push_str(&super::forest::panel(scenario, baseline, &rows, &marks));
+            }
+            let _ = write!(
+                out,
+                "</div><figcaption>{}: paired difference in team reward (policy set − {}), 95% interval; \
+                 each scenario on its own axis.</figcaption></figure>",
+                escape(game),
+                escape(baseline)
+            );
+            if !missing.is_empty() {
+                let _ = write!(
+                    out,
+                    "<p class=\"note\">Not compared, no {} episodes there: {}.</p>",
+                    escape(baseline),
+                    escape(&missing.join(", "))
+                );
+            }
+        }
+        None => {
+            let _ = write!(
+                out,
+                "<p class=\"note\">No paired comparison for {}: it has no other policy set beside {} on shared \
+                 scenarios.</p>",
+                escape(game),
+                escape(baseline)
+            );
+        }
+    }
 }

@@ -93,6 +93,30 @@ pub fn heatmap(title: &str, grid: &Grid) -> String {
         r##"<svg class="heatmap" viewBox="0 0 {w:.0} {h:.0}" width="{w:.0}" height="{h:.0}" role="img"><title>{}</title>"##,
         escape(title)
     );
+    column_heads(&mut out, grid, label_w, cell_w, top);
+    for (i, scenario) in grid.scenarios.iter().enumerate() {
+        let y = top + CELL_H * i as f64;
+        let _ = write!(
+            out,
+            r##"<text x="{:.1}" y="{:.1}" text-anchor="end"><title>{}</title>{}</text>"##,
+            label_w - 8.0,
+            y + CELL_H / 2.0 + 4.0,
+            escape(scenario),
+            escape(&clip(scenario, 40))
+        );
+        for (j, cell) in grid.cells[i].iter().enumerate() {
+            let at = (label_w + cell_w * j as f64, y, cell_w);
+            let names = (scenario.as_str(), grid.policy_sets[j].as_str());
+            cell_svg(&mut out, at, names, cell.as_ref(), (lo, span));
+        }
+    }
+    legend(&mut out, label_w, legend_y, lo, hi, &caption);
+    out.push_str("</svg>");
+    out
+}
+
+/// The policy sets' names over the columns, the baseline's marked.
+fn column_heads(out: &mut String, grid: &Grid, label_w: f64, cell_w: f64, top: f64) {
     for (j, ps) in grid.policy_sets.iter().enumerate() {
         let x = label_w + cell_w * (j as f64 + 0.5);
         let base = grid.baseline.as_deref() == Some(ps.as_str());
@@ -111,67 +135,61 @@ pub fn heatmap(title: &str, grid: &Grid) -> String {
             );
         }
     }
-    for (i, scenario) in grid.scenarios.iter().enumerate() {
-        let y = top + CELL_H * i as f64;
+}
+
+/// One cell of the grid at `(x, y, width)`: coloured by its mean on the scale `(lo, span)`,
+/// with its win share (and mean) written in it; an empty frame for a cell never played.
+fn cell_svg(
+    out: &mut String,
+    (x, y, cell_w): (f64, f64, f64),
+    (scenario, set): (&str, &str),
+    cell: Option<&HeatCell>,
+    (lo, span): (f64, f64),
+) {
+    let Some(c) = cell else {
         let _ = write!(
             out,
-            r##"<text x="{:.1}" y="{:.1}" text-anchor="end"><title>{}</title>{}</text>"##,
-            label_w - 8.0,
-            y + CELL_H / 2.0 + 4.0,
-            escape(scenario),
-            escape(&clip(scenario, 40))
+            r##"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="#fff" stroke="#ddd"/>"##,
+            cell_w - 2.0,
+            CELL_H - 2.0
         );
-        for (j, cell) in grid.cells[i].iter().enumerate() {
-            let x = label_w + cell_w * j as f64;
-            let Some(c) = cell else {
-                let _ = write!(
-                    out,
-                    r##"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="#fff" stroke="#ddd"/>"##,
-                    cell_w - 2.0,
-                    CELL_H - 2.0
-                );
-                continue;
-            };
-            let (fill, dark) = colour((c.mean - lo) / span);
-            let ink = if dark { "#111" } else { "#fff" };
-            let win = c.win.map(|w| format!("win {:.1}%, ", 100.0 * w)).unwrap_or_default();
+        return;
+    };
+    let (fill, dark) = colour((c.mean - lo) / span);
+    let ink = if dark { "#111" } else { "#fff" };
+    let win = c.win.map(|w| format!("win {:.1}%, ", 100.0 * w)).unwrap_or_default();
+    let _ = write!(
+        out,
+        r##"<g><title>{} / {}: {win}mean team reward {} ({} episodes)</title><rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{fill}"/>"##,
+        escape(scenario),
+        escape(set),
+        number(c.mean),
+        c.episodes,
+        cell_w - 2.0,
+        CELL_H - 2.0
+    );
+    let cx = x + (cell_w - 2.0) / 2.0;
+    match c.win {
+        Some(w) => {
             let _ = write!(
                 out,
-                r##"<g><title>{} / {}: {win}mean team reward {} ({} episodes)</title><rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{fill}"/>"##,
-                escape(scenario),
-                escape(&grid.policy_sets[j]),
-                number(c.mean),
-                c.episodes,
-                cell_w - 2.0,
-                CELL_H - 2.0
+                r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" style="fill:{ink};font-weight:600">{:.0}%</text><text x="{cx:.1}" y="{:.1}" text-anchor="middle" style="fill:{ink};font-size:9px">{}</text>"##,
+                y + 14.0,
+                100.0 * w,
+                y + 27.0,
+                number(c.mean)
             );
-            let cx = x + (cell_w - 2.0) / 2.0;
-            match c.win {
-                Some(w) => {
-                    let _ = write!(
-                        out,
-                        r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" style="fill:{ink};font-weight:600">{:.0}%</text><text x="{cx:.1}" y="{:.1}" text-anchor="middle" style="fill:{ink};font-size:9px">{}</text>"##,
-                        y + 14.0,
-                        100.0 * w,
-                        y + 27.0,
-                        number(c.mean)
-                    );
-                }
-                None => {
-                    let _ = write!(
-                        out,
-                        r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" style="fill:{ink};font-weight:600">{}</text>"##,
-                        y + CELL_H / 2.0 + 3.0,
-                        number(c.mean)
-                    );
-                }
-            }
-            out.push_str("</g>");
+        }
+        None => {
+            let _ = write!(
+                out,
+                r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" style="fill:{ink};font-weight:600">{}</text>"##,
+                y + CELL_H / 2.0 + 3.0,
+                number(c.mean)
+            );
         }
     }
-    legend(&mut out, label_w, legend_y, lo, hi, &caption);
-    out.push_str("</svg>");
-    out
+    out.push_str("</g>");
 }
 
 /// The colour bar under the grid: 60 strips from `lo` to `hi`, with round ticks.
