@@ -82,38 +82,7 @@ pub fn table(c: &Comparisons, decided: Option<&Decided>) -> String {
         head.extend(["decision", "anytime-valid Δ"]);
         align.extend([L, R]);
     }
-    let rows: Vec<Vec<String>> = c
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let (win, win_half) = match &r.win {
-                Some(w) => (format!("{} pp", signed(100.0 * w.mean, 1)), format!("{} pp", plain(100.0 * w.half, 1))),
-                None => ("—".into(), "—".into()),
-            };
-            let mut row = vec![
-                r.game.clone(),
-                r.scenario.clone(),
-                r.policy_set.clone(),
-                r.reward.n.to_string(),
-                r.left_out.to_string(),
-                signed(r.reward.mean, 2),
-                plain(r.reward.half, 2),
-                plain(r.reward.unpaired_half, 2),
-                narrower(r.reward.narrower()),
-                win,
-                win_half,
-                p_value(r.reward.p),
-                p_value(r.p_holm),
-            ];
-            if let Some(d) = marked {
-                let mark = d.get(i);
-                row.push(mark.map_or(String::new(), |m| m.decision.as_str().into()));
-                row.push(mark.as_ref().map_or(String::new(), bounds));
-            }
-            row
-        })
-        .collect();
+    let rows: Vec<Vec<String>> = c.rows.iter().enumerate().map(|(i, r)| cells(r, marked.map(|d| d.get(i)))).collect();
     let mut out = format!(
         "baseline: {} (Δ = policy set − baseline on the seeds both played; 95% t intervals; p: paired t-test of team \
          reward, Holm-corrected across the {} comparisons)\n",
@@ -130,6 +99,45 @@ pub fn table(c: &Comparisons, decided: Option<&Decided>) -> String {
         ));
     }
     out.push_str(&render(&head, &align, &rows));
+    notes(&mut out, c);
+    if let Some(note) = decided.and_then(|d| d.note.as_ref()) {
+        out.push_str(&format!("{note}\n"));
+    }
+    out
+}
+
+/// One comparison's cells in the table, with its stopping decision's when the table has them
+/// (`mark`: `Some` for every row then, `Some(None)` for an undecided comparison).
+fn cells(r: &Comparison, mark: Option<Option<Mark>>) -> Vec<String> {
+    let (win, win_half) = match &r.win {
+        Some(w) => (format!("{} pp", signed(100.0 * w.mean, 1)), format!("{} pp", plain(100.0 * w.half, 1))),
+        None => ("—".into(), "—".into()),
+    };
+    let mut row = vec![
+        r.game.clone(),
+        r.scenario.clone(),
+        r.policy_set.clone(),
+        r.reward.n.to_string(),
+        r.left_out.to_string(),
+        signed(r.reward.mean, 2),
+        plain(r.reward.half, 2),
+        plain(r.reward.unpaired_half, 2),
+        narrower(r.reward.narrower()),
+        win,
+        win_half,
+        p_value(r.reward.p),
+        p_value(r.p_holm),
+    ];
+    if let Some(mark) = mark {
+        row.push(mark.map_or(String::new(), |m| m.decision.as_str().into()));
+        row.push(mark.as_ref().map_or(String::new(), bounds));
+    }
+    row
+}
+
+/// The lines under the table: episodes left out, scenarios without the baseline, and cells
+/// not paired with it.
+fn notes(out: &mut String, c: &Comparisons) {
     let left_out: u64 = c.rows.iter().map(|r| r.left_out).sum();
     if left_out > 0 {
         out.push_str(&format!("{left_out} episode(s) had no partner on the other side and were left out\n"));
@@ -144,10 +152,6 @@ pub fn table(c: &Comparisons, decided: Option<&Decided>) -> String {
             c.baseline
         ));
     }
-    if let Some(note) = decided.and_then(|d| d.note.as_ref()) {
-        out.push_str(&format!("{note}\n"));
-    }
-    out
 }
 
 /// One comparison as a flat record (no value: empty in CSV, null in JSON).
