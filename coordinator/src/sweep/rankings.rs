@@ -135,43 +135,8 @@ impl RawRanking {
         let entries = self.roster.get_ref();
         let roster: Vec<&str> = entries.iter().map(|s| s.get_ref().spec()).collect();
         let labels: Vec<&str> = entries.iter().map(|s| s.get_ref().label()).collect();
-        for (i, entry) in entries.iter().enumerate() {
-            let at = Some(entry.span());
-            let f = field(&format!("roster[{i}]"));
-            if let Some(j) = roster[..i].iter().position(|r| *r == roster[i]) {
-                let msg = format!("{:?} is already roster entry {j}: each policy may appear once", roster[i]);
-                return Err(err(at, f, msg));
-            }
-            if let Some(j) = labels[..i].iter().position(|r| *r == labels[i]) {
-                return Err(err(at, f, format!("the name {:?} is already roster entry {j}'s", labels[i])));
-            }
-            let ok = |b: u8| b.is_ascii_alphanumeric() || b"_.:-".contains(&b);
-            if matches!(entry.get_ref(), RosterEntry::Named { .. })
-                && (labels[i].is_empty() || !labels[i].bytes().all(ok))
-            {
-                return Err(err(at, f, format!("the name {:?} must match [A-Za-z0-9_.:-]+", labels[i])));
-            }
-        }
-        for (si, scenario) in self.scenarios.iter().enumerate() {
-            let sfield = field(&format!("scenarios[{si}]"));
-            Spec::parse(scenario.get_ref()).map_err(|e| err(Some(scenario.span()), sfield.clone(), e.message))?;
-            for (i, spec) in entries.iter().enumerate() {
-                if let Err(e) = probe(game, scenario.get_ref(), vec![roster[i].to_string(); team_size]) {
-                    let at = e.field.as_deref().unwrap_or("");
-                    let (span, f) = if at.starts_with("policy_set[") {
-                        // Every seat holds this entry: name the parameter, not seat 0.
-                        let param = at.split_once("].").map_or("policy", |(_, p)| p);
-                        let msg = format!("invalid {param} = {}: {}", e.value.as_deref().unwrap_or(""), e.message);
-                        return Err(err(Some(spec.span()), field(&format!("roster[{i}]")), msg));
-                    } else if at.starts_with("policy_set") || e.message.contains("seat") {
-                        (self.team_size.span(), field("team_size"))
-                    } else {
-                        (scenario.span(), sfield.clone())
-                    };
-                    return Err(err(Some(span), f, e.to_string()));
-                }
-            }
-        }
+        self.check_roster(&roster, &labels, &field, err)?;
+        self.probe_scenarios(game, &roster, team_size, &field, err)?;
         let drawn = generate(roster.len(), team_size, teams, seed)
             .map_err(|m| err(Some(self.teams.span()), field("teams"), m))?;
         let mut cells = Vec::new();
@@ -194,5 +159,69 @@ impl RawRanking {
             }
         }
         Ok(cells)
+    }
+
+    /// Each roster entry once, by spec and by name, and names that can be part of a policy
+    /// set's name.
+    fn check_roster<E>(
+        &self,
+        roster: &[&str],
+        labels: &[&str],
+        field: &dyn Fn(&str) -> Option<String>,
+        err: ErrorAt<'_, E>,
+    ) -> Result<(), E> {
+        let entries = self.roster.get_ref();
+        for (i, entry) in entries.iter().enumerate() {
+            let at = Some(entry.span());
+            let f = field(&format!("roster[{i}]"));
+            if let Some(j) = roster[..i].iter().position(|r| *r == roster[i]) {
+                let msg = format!("{:?} is already roster entry {j}: each policy may appear once", roster[i]);
+                return Err(err(at, f, msg));
+            }
+            if let Some(j) = labels[..i].iter().position(|r| *r == labels[i]) {
+                return Err(err(at, f, format!("the name {:?} is already roster entry {j}'s", labels[i])));
+            }
+            let ok = |b: u8| b.is_ascii_alphanumeric() || b"_.:-".contains(&b);
+            if matches!(entry.get_ref(), RosterEntry::Named { .. })
+                && (labels[i].is_empty() || !labels[i].bytes().all(ok))
+            {
+                return Err(err(at, f, format!("the name {:?} must match [A-Za-z0-9_.:-]+", labels[i])));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every scenario parses, and every roster entry plays it in a team of `team_size` of its
+    /// own: an error names the scenario, the roster entry or `team_size`, whichever is at fault.
+    fn probe_scenarios<E>(
+        &self,
+        game: GameKind,
+        roster: &[&str],
+        team_size: usize,
+        field: &dyn Fn(&str) -> Option<String>,
+        err: ErrorAt<'_, E>,
+    ) -> Result<(), E> {
+        let entries = self.roster.get_ref();
+        for (si, scenario) in self.scenarios.iter().enumerate() {
+            let sfield = field(&format!("scenarios[{si}]"));
+            Spec::parse(scenario.get_ref()).map_err(|e| err(Some(scenario.span()), sfield.clone(), e.message))?;
+            for (i, spec) in entries.iter().enumerate() {
+                if let Err(e) = probe(game, scenario.get_ref(), vec![roster[i].to_string(); team_size]) {
+                    let at = e.field.as_deref().unwrap_or("");
+                    let (span, f) = if at.starts_with("policy_set[") {
+                        // Every seat holds this entry: name the parameter, not seat 0.
+                        let param = at.split_once("].").map_or("policy", |(_, p)| p);
+                        let msg = format!("invalid {param} = {}: {}", e.value.as_deref().unwrap_or(""), e.message);
+                        return Err(err(Some(spec.span()), field(&format!("roster[{i}]")), msg));
+                    } else if at.starts_with("policy_set") || e.message.contains("seat") {
+                        (self.team_size.span(), field("team_size"))
+                    } else {
+                        (scenario.span(), sfield.clone())
+                    };
+                    return Err(err(Some(span), f, e.to_string()));
+                }
+            }
+        }
+        Ok(())
     }
 }

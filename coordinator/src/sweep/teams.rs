@@ -23,6 +23,25 @@ const DUPLICATE: i64 = 1 << 20;
 /// roster indexes by seat. Errors say which number to change.
 pub fn generate(roster: usize, team_size: usize, teams: usize, seed: u64) -> Result<Vec<Vec<usize>>, String> {
     let (p, k, t) = (roster, team_size, teams);
+    feasible(p, k, t)?;
+    let mut stream = Stream::new(seed, 0);
+    let mut deck: Vec<usize> = (0..t * k).map(|i| i % p).collect();
+    stream.shuffle(&mut deck);
+    let mut teams: Vec<Vec<usize>> = deck.chunks(k).map(<[usize]>::to_vec).collect();
+    let cost = improve(&mut teams, p, &mut stream);
+    if cost >= UNCOVERED {
+        return Err(format!("could not make every pair of the {p} policies meet in {t} teams of {k}: use more teams"));
+    }
+    if p >= k && cost >= DUPLICATE {
+        return Err(format!("could not keep every policy to one seat per team in {t} teams of {k}: use more teams"));
+    }
+    balance_seats(&mut teams, p, &mut stream);
+    Ok(teams)
+}
+
+/// Whether `t` teams of `k` seats can seat a roster of `p` policies equally with every pair
+/// meeting: an error saying what to change otherwise.
+fn feasible(p: usize, k: usize, t: usize) -> Result<(), String> {
     if p < 2 {
         return Err(format!(
             "the roster has {p} polic{}: a ranking needs at least 2",
@@ -50,12 +69,15 @@ pub fn generate(roster: usize, team_size: usize, teams: usize, seed: u64) -> Res
             t * k * (k - 1) / 2
         ));
     }
-    let mut stream = Stream::new(seed, 0);
-    let mut deck: Vec<usize> = (0..t * k).map(|i| i % p).collect();
-    stream.shuffle(&mut deck);
-    let mut teams: Vec<Vec<usize>> = deck.chunks(k).map(<[usize]>::to_vec).collect();
+    Ok(())
+}
+
+/// Swaps seats between teams (drawn from `stream`) while the cost of who meets whom does not
+/// grow, until it reaches its floor or the iterations run out; returns the cost reached.
+fn improve(teams: &mut [Vec<usize>], p: usize, stream: &mut Stream) -> i64 {
+    let (t, k) = (teams.len(), teams.first().map_or(0, Vec::len));
     let mut meet = vec![0i64; p * p];
-    for team in &teams {
+    for team in teams.iter() {
         for (i, &a) in team.iter().enumerate() {
             for &b in &team[i + 1..] {
                 meet[a.min(b) * p + a.max(b)] += 1;
@@ -107,14 +129,7 @@ pub fn generate(roster: usize, team_size: usize, teams: usize, seed: u64) -> Res
             cost += delta;
         }
     }
-    if cost >= UNCOVERED {
-        return Err(format!("could not make every pair of the {p} policies meet in {t} teams of {k}: use more teams"));
-    }
-    if p >= k && cost >= DUPLICATE {
-        return Err(format!("could not keep every policy to one seat per team in {t} teams of {k}: use more teams"));
-    }
-    balance_seats(&mut teams, p, &mut stream);
-    Ok(teams)
+    cost
 }
 
 fn gcd(a: usize, b: usize) -> usize {
