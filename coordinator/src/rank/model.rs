@@ -223,27 +223,7 @@ impl Model {
         // Pair on seeds when teams share them: on average at least two episodes per block.
         let seed_blocks = !self.aggregated && n >= 2.0 * self.blocks.len() as f64;
         let blocks = if seed_blocks { &self.blocks } else { &self.scenarios };
-        let mut xtx = vec![0.0; p * p];
-        let mut xty = vec![0.0; p];
-        for t in &self.teams {
-            for &(a, ca) in &t.counts {
-                xty[a] += ca * t.sy;
-                for &(b, cb) in &t.counts {
-                    xtx[a * p + b] += t.n * ca * cb;
-                }
-            }
-        }
-        let mut yty = self.syy;
-        for b in blocks.iter().filter(|b| b.n > 0.0) {
-            let sx = |i: usize| b.sx.get(i).copied().unwrap_or(0.0);
-            for i in 0..p {
-                xty[i] -= sx(i) * b.sy / b.n;
-                for j in 0..p {
-                    xtx[i * p + j] -= sx(i) * sx(j) / b.n;
-                }
-            }
-            yty -= b.sy * b.sy / b.n;
-        }
+        let (xtx, xty, yty) = self.normal_equations(blocks);
         let mut a = xtx.clone();
         for i in 0..p {
             a[i * p + i] += lambda;
@@ -302,5 +282,33 @@ impl Model {
             ridge: lambda,
             residual_sd: sigma2.sqrt(),
         })
+    }
+
+    /// The normal equations of the additive model within `blocks` (each block's means taken
+    /// out): XᵀX, Xᵀy and yᵀy of the teams' seat counts and rewards.
+    fn normal_equations(&self, blocks: &[BlockSums]) -> (Vec<f64>, Vec<f64>, f64) {
+        let p = self.policies.len();
+        let mut xtx = vec![0.0; p * p];
+        let mut xty = vec![0.0; p];
+        for t in &self.teams {
+            for &(a, ca) in &t.counts {
+                xty[a] += ca * t.sy;
+                for &(b, cb) in &t.counts {
+                    xtx[a * p + b] += t.n * ca * cb;
+                }
+            }
+        }
+        let mut yty = self.syy;
+        for b in blocks.iter().filter(|b| b.n > 0.0) {
+            let sx = |i: usize| b.sx.get(i).copied().unwrap_or(0.0);
+            for i in 0..p {
+                xty[i] -= sx(i) * b.sy / b.n;
+                for j in 0..p {
+                    xtx[i * p + j] -= sx(i) * sx(j) / b.n;
+                }
+            }
+            yty -= b.sy * b.sy / b.n;
+        }
+        (xtx, xty, yty)
     }
 }
