@@ -51,7 +51,7 @@ fn feasible(p: usize, k: usize, t: usize) -> Result<(), String> {
     if k < 2 || t < 1 {
         return Err(format!("need team_size ≥ 2 and teams ≥ 1 (got team_size = {k}, teams = {t})"));
     }
-    if (t * k) % p != 0 {
+    if !(t * k).is_multiple_of(p) {
         let step = p / gcd(p, k);
         return Err(format!(
             "teams × team_size = {t} × {k} = {} seats do not split equally over {p} policies: use a number of \

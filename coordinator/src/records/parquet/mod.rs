@@ -17,10 +17,11 @@
 //! - [`columns`]: column buffers of one row group (values, definition and repetition levels).
 //! - [`writer`]: [`ParquetSink`], the streaming writer.
 //! - [`reader`]: reading a file back into rows, row at a time.
-//! - [`scan`]: reading only the needed column chunks, row groups in parallel.
+//! - [`scan`]: reading only the needed column chunks (found by `needed`), row groups in parallel.
 //! - [`summary_file`]: summary files.
 
 pub mod columns;
+mod needed;
 pub mod reader;
 pub mod scan;
 pub mod schema;

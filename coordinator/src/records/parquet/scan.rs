@@ -12,7 +12,7 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::{mpsc, Condvar, Mutex};
 
-use parquet::basic::{Encoding, Type as Physical};
+use parquet::basic::Encoding;
 use parquet::column::page::{Page, PageReader};
 use parquet::column::reader::get_typed_column_reader;
 use parquet::data_type::{ByteArrayType, DoubleType, Int32Type, Int64Type};
@@ -20,24 +20,9 @@ use parquet::file::reader::{FileReader, RowGroupReader};
 use parquet::file::serialized_reader::SerializedFileReader;
 use serde_json::Value;
 
+use super::needed::{columns_of, Columns};
 use crate::records::error::ImportError;
 use crate::records::scan::block::{Accumulate, Need, ScanRow};
-
-/// The positions of the needed columns in the file's schema.
-struct Columns {
-    strings: [usize; 5],
-    /// `sweep`, if needed.
-    sweep: Option<usize>,
-    /// `job`, if the file has one.
-    job: Option<usize>,
-    seed: usize,
-    length: usize,
-    team_reward: usize,
-    /// `stats.llm`, if needed and present, and whether it holds JSON text.
-    llm: Option<(usize, bool)>,
-    /// Whole rows ([`Need::whole`]): the columns the writer stored as JSON text.
-    whole: Option<Vec<String>>,
-}
 
 /// A row group's accumulator, or (row in the file, message).
 type GroupResult<A> = Result<A, (u64, String)>;
@@ -66,27 +51,7 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
         )
     })?;
     let meta = reader.metadata();
-    let schema = meta.file_metadata().schema_descr();
-    let find = |col: &str| -> Result<usize, ImportError> {
-        schema.columns().iter().position(|c| c.name() == col).ok_or_else(|| rowerr(0, format!("no column {col}")))
-    };
-    let json_text = super::reader::json_columns(meta.file_metadata()).iter().any(|c| c == "stats.llm");
-    let llm = schema
-        .columns()
-        .iter()
-        .position(|c| c.name() == "stats.llm" && c.physical_type() == Physical::BYTE_ARRAY)
-        .filter(|_| need.llm)
-        .map(|i| (i, json_text));
-    let columns = Columns {
-        strings: [find("game")?, find("engine_version")?, find("scenario")?, find("policy_set")?, find("outcome")?],
-        sweep: if need.sweep { Some(find("sweep")?) } else { None },
-        job: schema.columns().iter().position(|c| c.name() == "job" && c.physical_type() == Physical::INT64),
-        seed: find("seed")?,
-        length: find("length")?,
-        team_reward: find("team_reward")?,
-        llm,
-        whole: need.whole.then(|| super::reader::json_columns(meta.file_metadata())),
-    };
+    let columns = columns_of(meta, need).map_err(|m| rowerr(0, m))?;
     let groups = reader.num_row_groups();
     let mut first_row = Vec::with_capacity(groups);
     let mut rows = 0u64;
@@ -106,36 +71,7 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
             let progress = &progress;
             let first_row = &first_row;
             let columns = &columns;
-            s.spawn(move || {
-                // A reader of its own: the readers of one `File` share its offset (their
-                // handles are clones of one descriptor), so threads cannot share one.
-                let own = File::open(path)
-                    .map_err(|e| e.to_string())
-                    .and_then(|f| SerializedFileReader::new(f).map_err(|e| e.to_string()));
-                loop {
-                    let g = {
-                        let (lock, wake) = progress;
-                        let mut p = lock.lock().expect("no thread panics holding the lock");
-                        while p.0 < groups && p.0 >= p.1 + ahead {
-                            p = wake.wait(p).expect("no thread panics holding the lock");
-                        }
-                        if p.0 >= groups {
-                            return;
-                        }
-                        p.0 += 1;
-                        p.0 - 1
-                    };
-                    let result = own
-                        .as_ref()
-                        .map_err(|e| (0, e.clone()))
-                        .and_then(|reader| reader.get_row_group(g).map_err(|e| (0, e.to_string())))
-                        .and_then(|rg| row_group::<A>(rg.as_ref(), columns))
-                        .map_err(|(row, m)| (first_row[g] + row, m));
-                    if to_main.send((g, result)).is_err() {
-                        return;
-                    }
-                }
-            });
+            s.spawn(move || read_groups::<A>(path, columns, (groups, ahead), progress, first_row, &to_main));
         }
         drop(to_main);
         let mut waiting = BTreeMap::new();
@@ -165,18 +101,63 @@ pub(super) fn scan<A: Accumulate, F: FnMut(A)>(
     })
 }
 
+/// What one thread of [`scan`] does: takes the next row group (at most `ahead` past those
+/// handed over), reads it into an accumulator and sends it back, until none is left.
+fn read_groups<A: Accumulate>(
+    path: &Path,
+    columns: &Columns,
+    (groups, ahead): (usize, usize),
+    progress: &(Mutex<(usize, usize)>, Condvar),
+    first_row: &[u64],
+    to_main: &mpsc::Sender<(usize, GroupResult<A>)>,
+) {
+    // A reader of its own: the readers of one `File` share its offset (their
+    // handles are clones of one descriptor), so threads cannot share one.
+    let own = File::open(path)
+        .map_err(|e| e.to_string())
+        .and_then(|f| SerializedFileReader::new(f).map_err(|e| e.to_string()));
+    loop {
+        let g = {
+            let (lock, wake) = progress;
+            let mut p = lock.lock().expect("no thread panics holding the lock");
+            while p.0 < groups && p.0 >= p.1 + ahead {
+                p = wake.wait(p).expect("no thread panics holding the lock");
+            }
+            if p.0 >= groups {
+                return;
+            }
+            p.0 += 1;
+            p.0 - 1
+        };
+        let result = own
+            .as_ref()
+            .map_err(|e| (0, e.clone()))
+            .and_then(|reader| reader.get_row_group(g).map_err(|e| (0, e.to_string())))
+            .and_then(|rg| row_group::<A>(rg.as_ref(), columns))
+            .map_err(|(row, m)| (first_row[g] + row, m));
+        if to_main.send((g, result)).is_err() {
+            return;
+        }
+    }
+}
+
+/// A row group read whole: every column, record by record, as the row-at-a-time reader
+/// decodes them.
+fn whole_rows<A: Accumulate>(rg: &dyn RowGroupReader, json_columns: &[String]) -> Result<A, (u64, String)> {
+    let mut acc = A::default();
+    let rows = rg.get_row_iter(None).map_err(|e| (0, e.to_string()))?;
+    for (i, record) in rows.enumerate() {
+        let n = i as u64 + 1;
+        let record = record.map_err(|e| (n, e.to_string()))?;
+        acc.add_whole(super::reader::row_of(&record, json_columns).map_err(|e| (n, e))?);
+    }
+    Ok(acc)
+}
+
 /// One row group's accumulator; errors are (1-based row in the group, message).
 fn row_group<A: Accumulate>(rg: &dyn RowGroupReader, columns: &Columns) -> Result<A, (u64, String)> {
     if let Some(json_columns) = &columns.whole {
-        // Every column, record by record, as the row-at-a-time reader decodes them.
-        let mut acc = A::default();
-        let rows = rg.get_row_iter(None).map_err(|e| (0, e.to_string()))?;
-        for (i, record) in rows.enumerate() {
-            let n = i as u64 + 1;
-            let record = record.map_err(|e| (n, e.to_string()))?;
-            acc.add_whole(super::reader::row_of(&record, json_columns).map_err(|e| (n, e))?);
-        }
-        return Ok(acc);
+        return whole_rows(rg, json_columns);
     }
     let n = rg.metadata().num_rows() as usize;
     let err = |e: parquet::errors::ParquetError| (0, e.to_string());
