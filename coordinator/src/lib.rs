@@ -49,6 +49,8 @@ pub mod sweep;
 pub mod table;
 
 #[cfg(test)]
+mod function_lengths;
+#[cfg(test)]
 mod layering;
 #[cfg(test)]
 mod source_graph;
