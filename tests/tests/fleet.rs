@@ -506,3 +506,27 @@ async fn long_cogsguard_jobs_are_kept_alive_by_progress_acks() {
     assert_eq!(result_messages(&js, &setup.sweep.id).await, 2);
     worker.stop().await.unwrap();
 }
+
+/// `watch` resumes only its own sweep's file: a file holding another sweep's records is refused
+/// before anything is cut, naming both sweeps, and left whole (its job indexes are not this
+/// sweep's jobs: taken as done, they would end the watch with the jobs never written).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_refuses_a_file_of_another_sweep_and_leaves_it_whole() {
+    let server = NatsServer::start();
+    let url = server.client_url();
+    let setup = Setup::new(slow_sweep("mine", 4, Duration::from_millis(10)));
+    submit(&fleet(&url).await, &setup).await;
+    let (theirs, out) = (setup.path("theirs.toml"), setup.path("theirs.jsonl"));
+    std::fs::write(&theirs, slow_sweep("theirs", 4, Duration::from_millis(10))).unwrap();
+    let mut run =
+        CoordinatorProcess::spawn(&["run", theirs.to_str().unwrap(), "--out", out.to_str().unwrap(), "--quiet"], &[]);
+    assert!(run.wait_exit(TIMEOUT).await.success(), "{:?}", run.stderr());
+    let before = std::fs::read(&out).unwrap();
+    let args = ["watch", &setup.sweep.id, "--out", out.to_str().unwrap(), "--quiet", "--nats-url", &url];
+    let mut watch = CoordinatorProcess::spawn(&args, &[]);
+    let status = watch.wait_exit(TIMEOUT).await;
+    let stderr = watch.stderr().join("\n");
+    assert_eq!(status.code(), Some(2), "refused: {stderr}");
+    assert!(stderr.contains(&setup.sweep.id) && stderr.contains("theirs-"), "names both sweeps: {stderr}");
+    assert!(std::fs::read(&out).unwrap() == before, "the file is left whole");
+}

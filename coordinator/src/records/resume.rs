@@ -46,8 +46,9 @@ impl Resume {
 
 /// Scans `path` and cuts it back to whole jobs: a partial trailing row, and the rows of a last job
 /// with fewer rows than `expected(job)`, are removed (their result was never acknowledged, so it
-/// will be delivered again).
-pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, ImportError> {
+/// will be delivered again). A file holding records of another sweep than `sweep` is refused
+/// before anything is cut: its job indexes are not this sweep's jobs.
+pub fn resume(path: &Path, sweep: &str, expected: impl Fn(u64) -> u64) -> Result<Resume, ImportError> {
     if !AnyFormat::of(path)?.appendable() {
         // Parquet: its offsets are row numbers, not bytes; cutting the file would destroy it.
         return Err(ExportError::NotAppendable.into());
@@ -57,12 +58,24 @@ pub fn resume(path: &Path, expected: impl Fn(u64) -> u64) -> Result<Resume, Impo
     let mut jobs: BTreeMap<u64, u64> = BTreeMap::new();
     // (job, offset of its first row) of the job being read.
     let mut last: Option<(u64, u64)> = None;
+    let (mut rows_read, mut foreign) = (0u64, None);
     let mut cut = for_each_row(path, |offset, row| {
+        rows_read += 1;
+        if row.sweep != sweep {
+            foreign.get_or_insert((rows_read, row.sweep.clone()));
+        }
         if last.map(|(j, _)| j) != Some(row.job) {
             last = Some((row.job, offset));
         }
         *jobs.entry(row.job).or_default() += 1;
     })?;
+    if let Some((row, other)) = foreign {
+        let why = format!(
+            "a record of sweep {other}, not of {sweep}: the file holds another sweep's results; give `watch` \
+             another --out (or remove the file to start it afresh)"
+        );
+        return Err(ImportError::row(path, row, why));
+    }
     let partial_row_bytes = cut.map_or(0, |at| len - at);
     let mut partial_job = None;
     if let Some((job, start)) = last {

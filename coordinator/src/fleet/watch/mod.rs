@@ -172,7 +172,7 @@ async fn open(fleet: &Fleet, id: &str, out: &Path, sweep: Sweep, progress: Progr
     let mut states = vec![State::Pending; sweep.job_count() as usize];
     let (mut done, mut failed) = (0, 0);
     if resume {
-        let found = crate::records::resume(out, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
+        let found = crate::records::resume(out, &sweep.id, |job| sweep.job(job).map_or(0, |j| j.seeds.count))?;
         for &job in found.jobs.keys() {
             if let Some(s) = states.get_mut(job as usize) {
                 *s = State::Done;

@@ -199,7 +199,7 @@ fn parquet_cannot_be_appended_to_or_resumed() {
     std::fs::write(&path, b"").unwrap();
     let e = crate::records::RecordWriter::append(&path, &[]).err().expect("append must fail");
     assert!(e.to_string().contains("cannot append to a Parquet file"), "{e}");
-    let e = crate::records::resume(&path, |_| 1).expect_err("resume must refuse to cut a Parquet file");
+    let e = crate::records::resume(&path, "s", |_| 1).expect_err("resume must refuse to cut a Parquet file");
     assert!(e.to_string().contains("cannot append to a Parquet file"), "{e}");
 }
 
