@@ -121,12 +121,6 @@ impl<'a> SpendGate<'a> {
     }
 }
 
-/// The calls and cost of a result of `sweep` (its job's team from the sweep's expansion).
-pub fn spend_of(sweep: &Sweep, result: &JobResult) -> Spend {
-    let seats = sweep.cell_of(result.index).map(|c| c.policy_set.seats.as_slice()).unwrap_or_default();
-    spend_of_result(sweep, seats, result)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

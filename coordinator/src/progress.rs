@@ -10,27 +10,9 @@ use std::time::{Duration, Instant};
 
 use indicatif::{HumanCount, HumanDuration, ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
-/// A progress bar counting episodes, with episodes/s and ETA; hidden when stderr is not a
-/// terminal (logs and CI output stay clean).
-pub fn episode_bar(total: u64) -> ProgressBar {
-    let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr_with_hz(4));
-    bar.set_style(episode_style(0));
-    bar.enable_steady_tick(Duration::from_millis(250));
-    bar
-}
-
-/// [`episode_bar`] when `show`, else a hidden bar (`--quiet`).
-pub fn episodes(show: bool, total: u64) -> ProgressBar {
-    if show {
-        episode_bar(total)
-    } else {
-        ProgressBar::hidden()
-    }
-}
-
 /// Starts `bar` at `already` episodes done before this run: shown as such, and left out of the
 /// rate and the ETA.
-pub fn resume_at(bar: &ProgressBar, already: u64) {
+fn resume_at(bar: &ProgressBar, already: u64) {
     bar.set_position(already);
     bar.set_style(episode_style(already));
 }
@@ -87,16 +69,6 @@ pub fn publish_bar(show: bool, total: u64) -> ProgressBar {
             }),
     );
     bar
-}
-
-/// Says `line` above `bar`, or to the log when the bar is hidden (`--quiet`, no terminal), so a
-/// long wait is visible either way.
-pub fn say(bar: &ProgressBar, line: String) {
-    if bar.is_hidden() {
-        tracing::info!("{line}");
-    } else {
-        bar.println(line);
-    }
 }
 
 /// A collector's progress: an episode bar drawn from the first round on (never a bar of

@@ -37,7 +37,7 @@ fn rebuild(input: &crate::records::Input, block: usize) -> anyhow::Result<Vec<(C
 /// written, from records of `sweep` (`coordinator summary RECORDS --out CELLS --sweep SWEEP`):
 /// the summary sweep's id, each cell's count of the summary sweep's jobs whose seeds the records
 /// hold, the cells in the sweep's order, and the paired differences of its paired cells
-/// ([`paired_of_records`]). The aggregates are those of [`rows_of_records`].
+/// (`paired_of_records`). The aggregates are those of [`rows_of_records`].
 pub fn rows_of_records_as(input: &crate::records::Input, sweep: &Sweep) -> anyhow::Result<Vec<CellRow>> {
     use simfleet::protocol::Collect;
     let summary = sweep.clone().with_collect(Some(Collect::Summary));
