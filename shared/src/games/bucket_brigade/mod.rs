@@ -16,6 +16,8 @@
 //! - `observation.rs`: what agents see (§7).
 //! - `policies/`: `random`, `heuristic`, the archetypes and their spec strings (§8).
 //! - `episode.rs`: the policy loop on top of `Town::advance`.
+//! - `stepper.rs`: the same loop one phase at a time, with some seats' choices given from
+//!   outside (the Python environments); `view.rs`: an observation as owned data and codes.
 //! - `record.rs`, `replay.rs`: the outputs (§10).
 //!
 //! A job's episodes are played by [`BucketBrigade`]: `prepare` validates the scenario and the
@@ -41,6 +43,8 @@ mod rules;
 mod scenario;
 mod state;
 mod stats;
+mod stepper;
+mod view;
 
 #[cfg(test)]
 mod tests;
@@ -58,6 +62,8 @@ pub use rewards::Rewards;
 pub use rules::{resolve, save_probability, NightPhases, PhaseFires};
 pub use scenario::{field_defaults, FieldValue, RewardModel, Scenario, FIELDS, MAX_AGENTS, MAX_NIGHTS, MIN_AGENTS};
 pub use state::{termination, Night, NightReport, StepError, Termination, Town};
+pub use stepper::{Choice, Phase, PhaseOutcome, ScriptedSeat, Stepper};
+pub use view::{Codes, CodesMut, View, ViewError};
 
 /// The game id.
 pub const GAME_ID: &str = "bucket_brigade";

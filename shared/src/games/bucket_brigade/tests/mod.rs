@@ -10,6 +10,7 @@
 //! - `determinism`: same job, split jobs, reused games, seat replacement.
 //! - `parity`: the published random baselines (§12).
 //! - `stats`: typed stats serialize as the map they stand for.
+//! - `stepper`: the phase-at-a-time stepper gives `play`'s episodes; views survive their codes.
 //! - `golden`: pinned outcomes and trajectory hashes (`shared/tests/golden/bucket_brigade.csv`).
 
 use super::*;
@@ -24,6 +25,7 @@ mod rewards;
 mod rules;
 mod scenario;
 mod stats;
+mod stepper;
 mod worked_example;
 
 /// A scenario spec string resolved (panics on a bad one: tests only).
