@@ -193,22 +193,14 @@ class VectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
 
-    def _shape(self, obs):
-        if self._k == 1:
-            return {k: v[:, 0] for k, v in obs.items()}
-        return obs
-
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
-        obs = self._core.reset(_seed(seed, self.np_random))
-        return self._shape(obs), {}
+        obs = self._core.reset(_seed(seed, self.np_random), self._k == 1)
+        return obs, {}
 
     def step(self, actions):
-        a = np.asarray(actions, dtype=np.int64).reshape(self.num_envs, self._k, 3)
-        obs, rewards, terminated, truncated = self._core.step(a)
-        if self._k == 1:
-            rewards = rewards[:, 0]
-        return self._shape(obs), rewards, terminated, truncated, {}
+        obs, rewards, terminated, truncated = self._core.step(np.asarray(actions, dtype=np.int64), self._k == 1)
+        return obs, rewards, terminated, truncated, {}
 
     def record(self, i: int) -> str | None:
         """Environment ``i``'s finished episode's record, until its auto-reset."""

@@ -61,26 +61,37 @@ impl Obs {
         }
     }
 
-    fn write(&mut self, at: usize, n: usize, view: &View) {
+    fn write(&mut self, at: usize, n: usize, env: &Stepper, seat: usize) {
         let s = at * n..(at + 1) * n;
-        view.write_codes(&mut CodesMut {
-            phase: &mut self.phase[at],
-            night: &mut self.night[at],
-            houses: &mut self.houses[at * NUM_HOUSES..(at + 1) * NUM_HOUSES],
-            locations: &mut self.locations[s.clone()],
-            last_houses: &mut self.last_houses[s.clone()],
-            last_modes: &mut self.last_modes[s.clone()],
-            last_signals: &mut self.last_signals[s.clone()],
-            signals: &mut self.signals[s],
-        });
+        env.write_view(
+            seat,
+            &mut CodesMut {
+                phase: &mut self.phase[at],
+                night: &mut self.night[at],
+                houses: &mut self.houses[at * NUM_HOUSES..(at + 1) * NUM_HOUSES],
+                locations: &mut self.locations[s.clone()],
+                last_houses: &mut self.last_houses[s.clone()],
+                last_modes: &mut self.last_modes[s.clone()],
+                last_signals: &mut self.last_signals[s.clone()],
+                signals: &mut self.signals[s],
+            },
+        );
     }
 
-    /// A dict of arrays shaped `(envs, seats, …)`.
-    fn into_dict<'py>(self, py: Python<'py>, envs: usize, seats: usize, n: usize) -> PyResult<Bound<'py, PyDict>> {
+    /// A dict of arrays shaped `(envs, seats, …)`, or `(envs, …)` with `squeeze` (one seat).
+    fn into_dict<'py>(
+        self,
+        py: Python<'py>,
+        envs: usize,
+        seats: usize,
+        n: usize,
+        squeeze: bool,
+    ) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("phase", PyArray1::from_vec(py, self.phase).reshape([envs, seats, 1])?)?;
-        d.set_item("night", PyArray1::from_vec(py, self.night).reshape([envs, seats, 1])?)?;
-        d.set_item("houses", PyArray1::from_vec(py, self.houses).reshape([envs, seats, NUM_HOUSES])?)?;
+        let shape = |last: usize| if squeeze { vec![envs, last] } else { vec![envs, seats, last] };
+        d.set_item("phase", PyArray1::from_vec(py, self.phase).reshape(shape(1))?)?;
+        d.set_item("night", PyArray1::from_vec(py, self.night).reshape(shape(1))?)?;
+        d.set_item("houses", PyArray1::from_vec(py, self.houses).reshape(shape(NUM_HOUSES))?)?;
         for (key, v) in [
             ("locations", self.locations),
             ("last_houses", self.last_houses),
@@ -88,7 +99,7 @@ impl Obs {
             ("last_signals", self.last_signals),
             ("signals", self.signals),
         ] {
-            d.set_item(key, PyArray1::from_vec(py, v).reshape([envs, seats, n])?)?;
+            d.set_item(key, PyArray1::from_vec(py, v).reshape(shape(n))?)?;
         }
         Ok(d)
     }
@@ -191,7 +202,9 @@ impl BucketBrigadeCore {
     }
 
     /// Resets environment `i` to seed `seed + i` and returns the observations.
-    fn reset<'py>(&mut self, py: Python<'py>, seed: u64) -> PyResult<Bound<'py, PyDict>> {
+    /// With `squeeze` (one agent seat), arrays drop the seat axis.
+    #[pyo3(signature = (seed, squeeze = false))]
+    fn reset<'py>(&mut self, py: Python<'py>, seed: u64, squeeze: bool) -> PyResult<Bound<'py, PyDict>> {
         let (n, k) = (self.n, self.agents.len());
         let (envs, seeds, ended, agents) = (&mut self.envs, &mut self.seeds, &mut self.ended, &self.agents);
         let obs = py.detach(|| {
@@ -201,20 +214,22 @@ impl BucketBrigadeCore {
                 ended[i] = false;
                 env.reset(seeds[i]);
                 for (j, &a) in agents.iter().enumerate() {
-                    obs.write(i * k + j, n, &env.view(a));
+                    obs.write(i * k + j, n, env, a);
                 }
             }
             obs
         });
-        obs.into_dict(py, self.envs.len(), k, n)
+        obs.into_dict(py, self.envs.len(), k, n, squeeze && k == 1)
     }
 
     /// Plays one phase in every environment with `actions` shaped `(envs, agent seats, 3)`
     /// (`signal, house, mode`); returns `(observations, rewards, terminated, truncated)`.
+    #[pyo3(signature = (actions, squeeze = false))]
     fn step<'py>(
         &mut self,
         py: Python<'py>,
         actions: PyReadonlyArrayDyn<'py, i64>,
+        squeeze: bool,
     ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
         let (n, k, envs_n) = (self.n, self.agents.len(), self.envs.len());
         if actions.len() != envs_n * k * 3 {
@@ -224,8 +239,10 @@ impl BucketBrigadeCore {
         let acts = actions.as_slice().map_err(value_error)?;
         let (envs, seeds, ended, agents) = (&mut self.envs, &mut self.seeds, &mut self.ended, &self.agents);
         let (obs, flags) = py.detach(|| step_all(envs, seeds, ended, agents, acts, n)).map_err(value_error)?;
-        let obs = obs.into_dict(py, envs_n, k, n)?;
-        let rewards = PyArray1::from_vec(py, flags.rewards).reshape([envs_n, k])?.into_any();
+        let squeeze = squeeze && k == 1;
+        let obs = obs.into_dict(py, envs_n, k, n, squeeze)?;
+        let rewards = PyArray1::from_vec(py, flags.rewards);
+        let rewards = if squeeze { rewards.into_any() } else { rewards.reshape([envs_n, k])?.into_any() };
         let terminated = PyArray1::from_vec(py, flags.terminated).into_any();
         let truncated = PyArray1::from_vec(py, flags.truncated).into_any();
         Ok((obs, rewards, terminated, truncated))
@@ -287,7 +304,7 @@ fn step_all(
             ended[i] = out.terminated || out.truncated;
         }
         for (j, &a) in agents.iter().enumerate() {
-            obs.write(i * k + j, n, &env.view(a));
+            obs.write(i * k + j, n, env, a);
         }
     }
     Ok((obs, flags))

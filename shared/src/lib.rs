@@ -10,6 +10,7 @@
 //! - [`games`]: the `Game` trait, `GameKind`, `AnyGame`, and one folder per game.
 //! - [`runner`]: the one play loop ([`runner::play_job`]) and the sinks its records go to.
 //! - [`llm`]: the sans-IO LLM client; `llm::http` (feature `llm-http`) does its HTTP.
+//! - [`outside`]: outside seats' shell and the `python:` seats' host process.
 //! - `nats` (feature `nats`): the NATS plumbing of both binaries: connection, credentials and
 //!   TLS, the JetStream topology.
 //!
@@ -27,6 +28,7 @@ pub mod games;
 pub mod llm;
 #[cfg(feature = "nats")]
 pub mod nats;
+pub mod outside;
 pub mod policy;
 pub mod runner;
 

@@ -56,7 +56,12 @@ pub fn prepare_job(job: &Job, env: &RunEnv) -> Result<(GameKind, AnyGame), JobEr
     Ok((kind, game))
 }
 
+/// The error of a caught unwind: a [`JobError`] an outside seat unwound with
+/// (`crate::outside::fail`), or an engine panic.
 pub(crate) fn panic_error(payload: &Box<dyn std::any::Any + Send>) -> JobError {
+    if let Some(e) = payload.downcast_ref::<JobError>() {
+        return e.clone();
+    }
     JobError::new(JobErrorKind::EnginePanic, format!("engine panicked: {}", panic_message(payload)))
 }
 

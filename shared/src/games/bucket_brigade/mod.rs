@@ -35,6 +35,7 @@ mod house;
 mod house_set;
 mod named;
 mod observation;
+mod outside;
 pub mod policies;
 mod record;
 mod replay;
@@ -83,6 +84,8 @@ pub struct BucketBrigade {
     policies: Vec<String>,
     /// Reused by every replayed episode.
     log: Vec<NightLog>,
+    /// The team when it has `python:` seats: then it plays instead of `seats`.
+    outside: Option<Box<outside::OutsideTeam>>,
 }
 
 /// A team must have exactly `num_agents` seats.
@@ -104,6 +107,7 @@ impl BucketBrigade {
             seats: team.iter().map(|(p, _)| Seat::new(*p)).collect(),
             policies: team.iter().map(|(_, s)| s.clone()).collect(),
             log: Vec::new(),
+            outside: None,
         })
     }
 
@@ -116,6 +120,24 @@ impl BucketBrigade {
             .map(|(seat, s)| Spec::parse(s).map_err(|e| JobError::invalid(format!("policy_set[{seat}]"), s, e.message)))
             .collect::<Result<Vec<_>, _>>()?;
         BucketBrigade::prepare(&sc, &team, &RunEnv::default())
+    }
+
+    /// A team with `python:` seats: a host process is started for each (and its class loaded)
+    /// now, so a module that cannot be imported is refused here, before any episode.
+    fn with_outside(sc: Scenario, team: &[Spec]) -> Result<BucketBrigade, JobError> {
+        let entries = team
+            .iter()
+            .enumerate()
+            .map(|(seat, spec)| match crate::outside::is_outside(spec) {
+                true => crate::outside::PythonSeat::parse(seat, spec).map(Err),
+                false => AnyPolicy::from_spec(seat, spec).map(Ok),
+            })
+            .collect::<Result<Vec<_>, JobError>>()?;
+        let placeholders: Vec<_> =
+            team.iter().map(|spec| (AnyPolicy::Random(RandomPolicy), spec.to_string())).collect();
+        let mut game = BucketBrigade::new(sc, &placeholders)?;
+        game.outside = Some(Box::new(outside::OutsideTeam::start(sc, &entries)?));
+        Ok(game)
     }
 
     /// The resolved scenario.
@@ -158,6 +180,9 @@ impl Game for BucketBrigade {
         let sc = Scenario::from_spec(scenario)?;
         // Before any seat is parsed, so a wrong-sized team is reported as such.
         check_team_size(&sc, team.len())?;
+        if team.iter().any(crate::outside::is_outside) {
+            return BucketBrigade::with_outside(sc, team);
+        }
         let seated = team
             .iter()
             .enumerate()
@@ -172,6 +197,12 @@ impl Game for BucketBrigade {
 
     fn play(&mut self, seed: u64, replay: bool) -> Episode {
         let sc = *self.scenario;
+        if let Some(team) = &mut self.outside {
+            let record = team.play(seed, replay.then_some(&mut self.log));
+            let initial = team.stepper().town().initial();
+            let replay = replay.then(|| replay::render(seed, &sc, &self.policies, initial, &self.log, &record));
+            return Episode { record, replay };
+        }
         let town = episode::play(&sc, &mut self.seats, seed, replay.then_some(&mut self.log));
         let record = record::build(seed, &sc, &town);
         let replay = replay.then(|| replay::render(seed, &sc, &self.policies, town.initial(), &self.log, &record));

@@ -13,13 +13,13 @@ use crate::seeding::{agent_stream, Stream};
 
 use super::action::{Action, Mode};
 use super::draws::{self, NightDraws};
-use super::episode::Seat;
+use super::episode::{NightLog, Seat};
 use super::house::NUM_HOUSES;
 use super::policies::{AnyPolicy, Policy};
 use super::record;
 use super::scenario::{Scenario, MAX_AGENTS};
-use super::state::{StepError, Town};
-use super::view::View;
+use super::state::{Night, StepError, Town};
+use super::view::{CodesMut, View};
 
 /// Which decision the seats make next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,12 +59,16 @@ pub struct Stepper {
     sc: Scenario,
     /// One per seat; `None` is an outside seat.
     seats: Vec<Option<Seat>>,
+    /// How many seats are outside seats.
+    outside: usize,
     town: Town,
     env: Stream,
     draws: NightDraws,
     phase: Phase,
     signals: [Mode; MAX_AGENTS],
     seed: u64,
+    /// The last night played and its actions, for a replay's log.
+    last: Option<(Night, [Action; MAX_AGENTS])>,
 }
 
 impl Stepper {
@@ -77,12 +81,14 @@ impl Stepper {
         assert_eq!(team.len(), sc.num_agents, "one entry per seat");
         let mut stepper = Stepper {
             seats: team.iter().map(|p| p.map(Seat::new)).collect(),
+            outside: team.iter().filter(|p| p.is_none()).count(),
             town: Town::new(sc.num_agents, super::house::ALL_SAFE),
             env: Stream::env(0),
             draws: NightDraws::QUIET,
             phase: Phase::Signal,
             signals: [Mode::Rest; MAX_AGENTS],
             seed: 0,
+            last: None,
             sc,
         };
         stepper.reset(0);
@@ -103,6 +109,12 @@ impl Stepper {
         }
         self.draws.fill(&mut self.env, sc.spread_before_burnout);
         self.phase = Phase::Signal;
+        self.last = None;
+    }
+
+    /// The last night played, as the replay logs it.
+    pub fn last_night(&self) -> Option<NightLog> {
+        self.last.map(|(night, actions)| NightLog { signals: self.signals, actions, report: night.report() })
     }
 
     /// The scenario.
@@ -131,6 +143,13 @@ impl Stepper {
         View::of(&self.town.observation(&self.sc, seat, signals), self.phase)
     }
 
+    /// Writes what seat `seat` observes now into `out` (the codes of [`Stepper::view`]).
+    #[inline]
+    pub fn write_view(&self, seat: usize, out: &mut CodesMut<'_>) {
+        let signals = (self.phase == Phase::Act).then_some(&self.signals[..self.sc.num_agents]);
+        super::view::write_codes(&self.town.observation(&self.sc, seat, signals), self.phase, out);
+    }
+
     /// Plays the phase with `given`, one choice per outside seat in seat order; the scripted
     /// seats decide themselves. The town is unchanged on an error.
     pub fn step(&mut self, given: &[Choice]) -> Result<PhaseOutcome, StepError> {
@@ -138,7 +157,7 @@ impl Stepper {
         if self.town.end().is_some() {
             return Err(StepError::Finished);
         }
-        let outside = self.seats.iter().filter(|s| s.is_none()).count();
+        let outside = self.outside;
         if given.len() != outside {
             return Err(StepError::WrongCount { expected: outside, signals: given.len(), actions: given.len() });
         }
@@ -176,6 +195,7 @@ impl Stepper {
                 }
                 let night = self.town.advance(&self.sc, &self.draws, signals, &actions[..n])?;
                 outcome.rewards = night.rewards;
+                self.last = Some((night, actions));
                 if let Some(end) = night.end {
                     outcome.truncated = end.truncated();
                     outcome.terminated = !outcome.truncated;

@@ -143,21 +143,43 @@ impl View {
     }
 
     /// Writes the view's codes into `out` (each slice as long as its key's shape).
-    pub fn write_codes(&self, out: &mut CodesMut<'_>) {
-        *out.phase = self.phase as u8;
-        // At most MAX_NIGHTS = 100: a u8.
-        *out.night = self.night as u8;
-        for (o, h) in out.houses.iter_mut().zip(&self.houses) {
-            *o = h.code();
+    pub fn write_codes(&self, sc: &Scenario, out: &mut CodesMut<'_>) {
+        write_codes(&self.observation(sc), self.phase, out);
+    }
+}
+
+/// Writes the codes of an engine observation in `phase` into `out`, without an owned view
+/// in between (what a batch of environments does every step).
+#[inline]
+pub fn write_codes(obs: &Observation<'_>, phase: Phase, out: &mut CodesMut<'_>) {
+    *out.phase = phase as u8;
+    // At most MAX_NIGHTS + 1 = 101: a u8.
+    *out.night = obs.night as u8;
+    for (o, h) in out.houses.iter_mut().zip(obs.houses) {
+        *o = h.code();
+    }
+    out.locations.copy_from_slice(obs.locations);
+    match obs.last_actions {
+        Some(last) => {
+            for (i, l) in last.iter().enumerate() {
+                out.last_houses[i] = l.house;
+                out.last_modes[i] = l.mode.code();
+                out.last_signals[i] = l.signal.code();
+            }
         }
-        for i in 0..self.agents {
-            out.locations[i] = self.locations[i];
-            let l = self.last.map(|l| l[i]).unwrap_or(LastAction { house: 0, mode: Mode::Rest, signal: Mode::Rest });
-            out.last_houses[i] = l.house;
-            out.last_modes[i] = l.mode.code();
-            out.last_signals[i] = l.signal.code();
-            out.signals[i] = self.signals[i].code();
+        None => {
+            out.last_houses.fill(0);
+            out.last_modes.fill(0);
+            out.last_signals.fill(0);
         }
+    }
+    match obs.signals {
+        Some(signals) => {
+            for (o, s) in out.signals.iter_mut().zip(signals) {
+                *o = s.code();
+            }
+        }
+        None => out.signals.fill(0),
     }
 }
 

@@ -23,17 +23,21 @@ pub enum JobErrorKind {
     EnginePanic,
     /// The sweep was cancelled.
     Cancelled,
+    /// An outside seat's policy failed: a `python:` policy raised, gave no action within its
+    /// timeout, or its host process died. The error names the seat and the class.
+    PolicyError,
 }
 
 impl JobErrorKind {
     /// Every kind.
-    pub const ALL: [JobErrorKind; 6] = [
+    pub const ALL: [JobErrorKind; 7] = [
         JobErrorKind::Undecodable,
         JobErrorKind::UnsupportedVersion,
         JobErrorKind::UnknownGame,
         JobErrorKind::InvalidJob,
         JobErrorKind::EnginePanic,
         JobErrorKind::Cancelled,
+        JobErrorKind::PolicyError,
     ];
 
     /// The snake_case name (the metric label).
@@ -45,6 +49,7 @@ impl JobErrorKind {
             JobErrorKind::InvalidJob => "invalid_job",
             JobErrorKind::EnginePanic => "engine_panic",
             JobErrorKind::Cancelled => "cancelled",
+            JobErrorKind::PolicyError => "policy_error",
         }
     }
 }
@@ -103,6 +108,9 @@ pub fn check_version(version: u32) -> Result<(), JobError> {
 impl fmt::Display for JobError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.field, &self.value) {
+            (Some(field), Some(value)) if self.kind == JobErrorKind::PolicyError => {
+                write!(f, "policy_error in {field} = {value}: {}", self.message)
+            }
             (Some(field), Some(value)) => write!(f, "invalid {field} = {value}: {}", self.message),
             (Some(field), None) => write!(f, "invalid {field}: {}", self.message),
             _ => write!(f, "{}: {}", self.kind, self.message),

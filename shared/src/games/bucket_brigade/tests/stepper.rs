@@ -72,16 +72,19 @@ fn a_view_survives_its_codes() {
             let (mut phase, mut night) = (0, 0);
             let mut b = [[0u8; 10]; 6];
             let [houses, locations, lh, lm, ls, signals] = &mut b;
-            view.write_codes(&mut CodesMut {
-                phase: &mut phase,
-                night: &mut night,
-                houses,
-                locations: &mut locations[..4],
-                last_houses: &mut lh[..4],
-                last_modes: &mut lm[..4],
-                last_signals: &mut ls[..4],
-                signals: &mut signals[..4],
-            });
+            view.write_codes(
+                &sc,
+                &mut CodesMut {
+                    phase: &mut phase,
+                    night: &mut night,
+                    houses,
+                    locations: &mut locations[..4],
+                    last_houses: &mut lh[..4],
+                    last_modes: &mut lm[..4],
+                    last_signals: &mut ls[..4],
+                    signals: &mut signals[..4],
+                },
+            );
             let codes = Codes {
                 phase,
                 night,

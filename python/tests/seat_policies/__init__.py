@@ -1,0 +1,70 @@
+"""Policies for ``python:`` seats in the tests' sweeps (``python:seat_policies:Class``)."""
+
+import time
+
+import numpy as np
+
+
+class Nearest:
+    """Signals WORK; goes to the burning house nearest its home (its own when none burns) and
+    works there. Ties are broken by a generator seeded by ``reset(seed)``."""
+
+    def __init__(self, seat, work="1"):
+        self.seat = int(seat)
+        self.work = int(work)
+        self.rng = None
+
+    def reset(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs):
+        burning = np.flatnonzero(obs["houses"] == 1)
+        if len(burning) == 0:
+            house = self.seat % 10
+        else:
+            d = np.minimum(np.abs(burning - self.seat), 10 - np.abs(burning - self.seat))
+            nearest = burning[d == d.min()]
+            house = int(self.rng.choice(nearest))
+        return np.array([self.work, house, self.work])
+
+
+class Raises:
+    """Raises on night 3."""
+
+    def __init__(self, seat):
+        pass
+
+    def reset(self, seed):
+        pass
+
+    def act(self, obs):
+        if obs["night"][0] >= 3:
+            raise ValueError("no plan for night three")
+        return [0, 0, 0]
+
+
+class Sleeps:
+    """Never answers in time."""
+
+    def __init__(self, seat, seconds="60"):
+        self.seconds = float(seconds)
+
+    def reset(self, seed):
+        pass
+
+    def act(self, obs):
+        time.sleep(self.seconds)
+        return [0, 0, 0]
+
+
+class Illegal:
+    """Answers with codes out of range."""
+
+    def __init__(self, seat):
+        pass
+
+    def reset(self, seed):
+        pass
+
+    def act(self, obs):
+        return [5, 99, 7]
