@@ -131,6 +131,9 @@ fn choice(a: &[i64]) -> Result<Choice, String> {
     Ok(Choice { signal, house: a[1] as u8, mode: m })
 }
 
+/// What `step` returns: observations, rewards, terminated, truncated.
+type Stepped<'py> = (Bound<'py, PyDict>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>);
+
 /// A batch of Bucket Brigade environments with the same scenario and team.
 #[pyclass(module = "simfleet._native")]
 pub struct BucketBrigadeCore {
@@ -230,7 +233,7 @@ impl BucketBrigadeCore {
         py: Python<'py>,
         actions: PyReadonlyArrayDyn<'py, i64>,
         squeeze: bool,
-    ) -> PyResult<(Bound<'py, PyDict>, Bound<'py, PyAny>, Bound<'py, PyAny>, Bound<'py, PyAny>)> {
+    ) -> PyResult<Stepped<'py>> {
         let (n, k, envs_n) = (self.n, self.agents.len(), self.envs.len());
         if actions.len() != envs_n * k * 3 {
             let shape = actions.shape().to_vec();
@@ -292,9 +295,9 @@ fn step_all(
             env.reset(seeds[i]);
         } else {
             given.clear();
-            for j in 0..k {
+            for (j, seat) in agents.iter().enumerate() {
                 let at = (i * k + j) * 3;
-                given.push(choice(&acts[at..at + 3]).map_err(|e| format!("env {i}, seat {}: {e}", agents[j]))?);
+                given.push(choice(&acts[at..at + 3]).map_err(|e| format!("env {i}, seat {seat}: {e}"))?);
             }
             let out = env.step(&given).map_err(|e| format!("env {i}: {e}"))?;
             for (j, &a) in agents.iter().enumerate() {

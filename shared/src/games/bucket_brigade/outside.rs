@@ -65,6 +65,7 @@ impl OutsideTeam {
     /// Plays the episode of `seed`; fills `log` with every night when given. A host that fails
     /// fails the job ([`fail`]).
     pub fn play(&mut self, seed: u64, mut log: Option<&mut Vec<NightLog>>) -> EpisodeRecord {
+        self.stepper.keep_last_night(log.is_some());
         self.stepper.reset(seed);
         for o in &mut self.seats {
             o.shell.reset();

@@ -67,8 +67,9 @@ pub struct Stepper {
     phase: Phase,
     signals: [Mode; MAX_AGENTS],
     seed: u64,
-    /// The last night played and its actions, for a replay's log.
+    /// The last night played and its actions, for a replay's log (kept only when asked).
     last: Option<(Night, [Action; MAX_AGENTS])>,
+    keep_last: bool,
 }
 
 impl Stepper {
@@ -89,6 +90,7 @@ impl Stepper {
             signals: [Mode::Rest; MAX_AGENTS],
             seed: 0,
             last: None,
+            keep_last: false,
             sc,
         };
         stepper.reset(0);
@@ -112,7 +114,13 @@ impl Stepper {
         self.last = None;
     }
 
-    /// The last night played, as the replay logs it.
+    /// Whether [`Stepper::last_night`] is kept (a replay's log); off, a batch of environments
+    /// does not copy every night.
+    pub fn keep_last_night(&mut self, keep: bool) {
+        self.keep_last = keep;
+    }
+
+    /// The last night played, as the replay logs it (with [`Stepper::keep_last_night`]).
     pub fn last_night(&self) -> Option<NightLog> {
         self.last.map(|(night, actions)| NightLog { signals: self.signals, actions, report: night.report() })
     }
@@ -195,7 +203,9 @@ impl Stepper {
                 }
                 let night = self.town.advance(&self.sc, &self.draws, signals, &actions[..n])?;
                 outcome.rewards = night.rewards;
-                self.last = Some((night, actions));
+                if self.keep_last {
+                    self.last = Some((night, actions));
+                }
                 if let Some(end) = night.end {
                     outcome.truncated = end.truncated();
                     outcome.terminated = !outcome.truncated;

@@ -129,9 +129,9 @@ impl View {
             signals: [Mode::Rest; MAX_AGENTS],
         };
         let mut last = [LastAction { house: 0, mode: Mode::Rest, signal: Mode::Rest }; MAX_AGENTS];
-        for i in 0..n {
+        for (i, l) in last.iter_mut().enumerate().take(n) {
             view.locations[i] = codes.locations[i];
-            last[i] = LastAction {
+            *l = LastAction {
                 house: codes.last_houses[i],
                 mode: mode(codes.last_modes[i], "last_modes")?,
                 signal: mode(codes.last_signals[i], "last_signals")?,
