@@ -29,14 +29,16 @@ mod toolchain;
 use session::run_doc;
 
 /// Every document whose commands run: README.md and each page of docs/.
-const DOCS: [&str; 10] = [
+const DOCS: [&str; 12] = [
     "README.md",
     "docs/README.md",
+    "docs/agents.md",
     "docs/determinism.md",
     "docs/kubernetes.md",
     "docs/llm.md",
     "docs/metrics.md",
     "docs/protocol.md",
+    "docs/python.md",
     "docs/records.md",
     "docs/sweeps.md",
     "docs/topology.md",
@@ -73,6 +75,16 @@ fn determinism_commands_run() {
 #[test]
 fn kubernetes_commands_run() {
     run_doc("docs/kubernetes.md").assert_ok("docs/kubernetes.md");
+}
+
+#[test]
+fn agents_commands_run() {
+    run_doc("docs/agents.md").assert_ok("docs/agents.md");
+}
+
+#[test]
+fn python_commands_run() {
+    run_doc("docs/python.md").assert_ok("docs/python.md");
 }
 
 #[test]
