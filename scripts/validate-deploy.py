@@ -53,7 +53,10 @@ What is checked, and against what:
     stop grace > drain, bind-mount sources and the submitted sweep exist;
   * deploy/Dockerfile: every COPY source of the build stages exists and is not excluded by
     deploy/Dockerfile.dockerignore; the built packages and binaries exist; the runtime image sets
-    the metrics listener, a non-root user and EXPOSE 9464;
+    the metrics listener, a non-root user and EXPOSE 9464; every workspace member is copied;
+  * deploy/Dockerfile.python (the worker image for python: seats): FROM the simfleet image,
+    binaries that image has, the POLICIES folder present, not ignored and every module of it
+    importable, PYTHONPATH, SIMFLEET_PYTHON, numpy, the metrics listener, uid 65532;
   * dashboards: JSON parses, schemaVersion >= 39, a `datasource` variable, every panel and
     target uses {"type": "prometheus", "uid": "${datasource}"}, variables game, scenario and
     policy_set exist, expressions use only the variables of dashboards/README.md and only the
@@ -818,6 +821,11 @@ def dockerfile() -> str:
                 errors.append(f"COPY source {s} does not exist")
             elif dockerignore_excluded(s.rstrip("/"), patterns):
                 errors.append(f"COPY source {s} is excluded by Dockerfile.dockerignore")
+    # The workspace manifest loads only with every member present (cargo refuses a missing one).
+    copied = {w for l in lines if re.match(r"(?i)COPY\s", l) and "--from=" not in l for w in l.split()[1:-1]}
+    for member in tomllib.loads((ROOT / "Cargo.toml").read_text())["workspace"]["members"]:
+        if not any(member == c or member.startswith(c.rstrip("/") + "/") for c in copied):
+            errors.append(f"workspace member {member} is not copied into the build stage")
     # Packages built and binaries copied.
     packages = {}
     for toml in ROOT.glob("*/Cargo.toml"):
@@ -844,6 +852,56 @@ def dockerfile() -> str:
     if errors:
         fail("; ".join(errors))
     return f"{copies} COPY sources, packages {', '.join(built)}"
+
+
+def python_dockerfile() -> str:
+    """deploy/Dockerfile.python: the simfleet image's binaries on a Python base, the policies'
+    folder (its POLICIES default) copied and importable, and the worker's runtime settings."""
+    df = DEPLOY / "Dockerfile.python"
+    ignore = DEPLOY / "Dockerfile.python.dockerignore"
+    if not ignore.is_file():
+        fail("deploy/Dockerfile.python.dockerignore is missing")
+    patterns = [l.strip() for l in ignore.read_text().splitlines() if l.strip() and not l.strip().startswith("#")]
+    text = re.sub(r"\\\n", " ", df.read_text())
+    lines = [l.strip() for l in text.splitlines() if l.strip() and not l.strip().startswith("#")]
+    errors = []
+    args = dict(re.findall(r"(?m)^ARG\s+(\w+)=(\S+)", text))
+    stages = [l.split()[1] for l in lines if l.upper().startswith("FROM ")]
+    if len(stages) != 2 or stages[0] != "${SIMFLEET_IMAGE}":
+        errors.append("expected two stages, the first FROM ${SIMFLEET_IMAGE}")
+    simfleet_bins = set(re.findall(r"target/release/([A-Za-z0-9_-]+)", (DEPLOY / "Dockerfile").read_text()))
+    for l in lines:
+        if l.upper().startswith("COPY --FROM=SIMFLEET"):
+            for src in l.split()[2:-1]:
+                if Path(src).parent != Path("/usr/local/bin") or Path(src).name not in simfleet_bins:
+                    errors.append(f"{src} is not a binary of the simfleet image")
+    policies = args.get("POLICIES")
+    if not policies or not (ROOT / policies).is_dir():
+        errors.append(f"ARG POLICIES default {policies} is not a folder of the repository")
+    elif dockerignore_excluded(policies, patterns):
+        errors.append(f"{policies} is excluded by Dockerfile.python.dockerignore")
+    else:
+        modules = sorted(p.stem for p in (ROOT / policies).glob("*.py"))
+        env = dict(os.environ, PYTHONPATH=str(ROOT / policies))
+        for m in modules:
+            r = subprocess.run([sys.executable, "-c", f"import {m}"], env=env, capture_output=True, text=True)
+            if r.returncode != 0:
+                errors.append(f"{policies}/{m}.py does not import: {r.stderr.strip().splitlines()[-1]}")
+    last = text[text.rfind("\nFROM "):]
+    for needed in ("PYTHONPATH=/opt/policies", "SIMFLEET_PYTHON=python3", "SIMFLEET_WORKER__METRICS_LISTEN=0.0.0.0:9464"):
+        if needed not in last:
+            errors.append(f"the runtime stage does not set {needed}")
+    if "COPY ${POLICIES} /opt/policies" not in last:
+        errors.append("the runtime stage does not copy ${POLICIES} to /opt/policies")
+    if "numpy" not in last:
+        errors.append("the runtime stage does not install numpy (the host's python: observations are numpy arrays)")
+    if not re.search(r"\nUSER\s+65532", last):
+        errors.append("the runtime stage does not run as uid 65532")
+    if not re.search(r"\nEXPOSE\s+9464", last):
+        errors.append("the runtime stage does not EXPOSE 9464")
+    if errors:
+        fail("; ".join(errors))
+    return f"policies {policies} ({len(modules)} modules import)"
 
 
 def nats_server_binary():
@@ -1000,6 +1058,7 @@ def main() -> int:
     check("compose.yaml against the compose-spec schema", compose_schema)
     check("compose.yaml ports, scaling, grace, mounts, sweep", compose_rules)
     check("Dockerfile stages, COPY sources, runtime", dockerfile)
+    check("Dockerfile.python: the python: seat worker image", python_dockerfile)
     summary = f"{RESULTS['pass']} passed, {RESULTS['fail']} failed"
     if RESULTS["skip"]:
         summary += f", {RESULTS['skip']} skipped"

@@ -233,6 +233,10 @@ impl Session {
         fs::create_dir_all(&dir).expect("examples dir");
         for entry in fs::read_dir(repo().join("examples")).expect("examples/") {
             let path = entry.expect("an examples entry").path();
+            // Sweep files only: examples/python/ is the Python example's folder.
+            if path.extension().and_then(|e| e.to_str()) != Some("toml") {
+                continue;
+            }
             let mut text = fs::read_to_string(&path).expect("an example");
             if let Some(n) = seeds {
                 text =
