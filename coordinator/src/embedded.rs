@@ -69,7 +69,7 @@ pub fn play(
         stopping,
         Progress::new(progress),
     )?;
-    let env = RunEnv { chat: crate::llm::llm_transport(), worker: "embedded".into() };
+    let env = RunEnv { chat: crate::llm::llm_transport(), worker: "embedded".into(), agents: None };
     let started = Instant::now();
     // Rows are encoded, each job summarised, on the thread that played it: the collector only
     // appends bytes in job order, so it keeps up with every core.

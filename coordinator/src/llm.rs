@@ -179,7 +179,7 @@ fn in_order_of(mut recorded: StatsMap, order: &StatsMap) -> StatsMap {
 pub fn replay_recorded(job: &Job, records: &Path) -> anyhow::Result<RecordedReplay> {
     let recorded = find_record(records, job)?;
     let chat = Arc::new(ReplayTransport::from_llm_stats(recorded.stats.as_map().get("llm"))?);
-    let result = simfleet::run_job(job, &RunEnv { chat: Some(chat.clone()), worker: "replay".into() });
+    let result = simfleet::run_job(job, &RunEnv { chat: Some(chat.clone()), worker: "replay".into(), agents: None });
     if let Some(e) = result.error {
         bail!("the episode could not be played: {e}");
     }

@@ -5,21 +5,24 @@ from __future__ import annotations
 from typing import Sequence
 from urllib.parse import quote
 
-from . import _bucket_brigade
+from . import _bucket_brigade, _deception, _turns
+from ._native import default_scenario
 
 #: The games that can be stepped from Python, by id.
-GAMES = {"bucket_brigade": _bucket_brigade}
+GAMES = {"bucket_brigade": _bucket_brigade, "deception": _deception}
+#: The games stepped one decision at a time (PettingZoo AEC); the others are Parallel.
+TURN_BASED = {"deception"}
 
 _SPEC_SAFE = "-_.~:,"
 
 
-def scenario_spec(scenario: str | None = None, **fields) -> str:
+def scenario_spec(scenario: str | None = None, game: str = "bucket_brigade", **fields) -> str:
     """The scenario string a sweep file would hold: ``NAME?field=value&...``.
 
     ``fields`` override the scenario's fields, under the names ``coordinator list GAME``
     shows; values are written as text (``True`` as ``true``) and percent-encoded.
     """
-    spec = scenario or "default"
+    spec = scenario or default_scenario(game)
     if fields:
         parts = []
         for k, v in fields.items():
@@ -38,14 +41,20 @@ def _game(game: str):
 
 
 def make(game: str, scenario: str | None = None, team: Sequence[str] | None = None, **fields):
-    """A PettingZoo ``ParallelEnv`` of ``game``.
+    """A PettingZoo environment of ``game``: ``ParallelEnv`` for Bucket Brigade (simultaneous
+    moves), ``AECEnv`` for the turn-based games (``deception``), whose decisions come one at a
+    time in the engine's order.
 
     ``team`` names a policy per seat as sweep files do; ``"agent"`` seats are played from
     Python. Without ``team`` every seat is an agent; without ``scenario``, the game's default.
     Scenario ``fields`` and policies are validated as in sweep files, with the same messages
     (as ``ValueError``).
     """
-    return _game(game).ParallelEnv(scenario_spec(scenario, **fields), team)
+    module = _game(game)
+    spec = scenario_spec(scenario, game, **fields)
+    if game in TURN_BASED:
+        return _turns.TurnEnv(module, spec, team)
+    return module.ParallelEnv(spec, team)
 
 
 def make_vec(game: str, num_envs: int, scenario: str | None = None, team: Sequence[str] | None = None, **fields):
@@ -55,11 +64,17 @@ def make_vec(game: str, num_envs: int, scenario: str | None = None, team: Sequen
     every environment; observations, rewards and flags come back as numpy arrays. Environment
     ``i`` of ``reset(seed=s)`` plays seed ``s + i``; auto-reset is Gymnasium's next-step mode.
     """
-    return _game(game).VectorEnv(scenario_spec(scenario, **fields), team, num_envs)
+    module = _game(game)
+    if game in TURN_BASED:
+        raise ValueError(f"make_vec steps Bucket Brigade only; step {game} with make (one environment per episode)")
+    return module.VectorEnv(scenario_spec(scenario, game, **fields), team, num_envs)
 
 
 def policy(spec: str, seat: int, game: str = "bucket_brigade", scenario: str | None = None, **fields):
     """The built-in policy ``spec`` playing ``seat``: ``reset(seed)`` with the episode's seed,
     then ``act(observation)`` for each decision, returning an action of the game's space.
     """
-    return _game(game).policy(spec, seat, scenario_spec(scenario, **fields))
+    module = _game(game)
+    if game in TURN_BASED:
+        raise ValueError(f"{game}'s built-in policies decide inside an environment: use env.policy(spec, agent)")
+    return module.policy(spec, seat, scenario_spec(scenario, game, **fields))

@@ -3,7 +3,10 @@ is the single-seat env of ``simfleet.make`` (one ``"agent"`` seat; by default se
 
 import gymnasium
 
-_IDS = {"simfleet/BucketBrigade-v0": "simfleet._bucket_brigade:SingleAgentEnv"}
+_IDS = {
+    "simfleet/BucketBrigade-v0": "simfleet._bucket_brigade:SingleAgentEnv",
+    "simfleet/Deception-v0": "simfleet._deception:single_agent_env",
+}
 
 for _id, _entry in _IDS.items():
     if _id not in gymnasium.registry:

@@ -13,7 +13,7 @@ line each way (docs/agents.md, "The host protocol"):
 
 The policy is ``Class(seat, **params)`` (params as strings); ``reset(seed)`` starts an episode
 and ``act(observation)`` returns an action, with the observation's values as numpy uint8
-arrays, as the environments give them. Whatever the policy prints goes to stderr: stdout is
+arrays (and texts as str), as the environments give them. Whatever the policy prints goes to stderr: stdout is
 the protocol's.
 """
 
@@ -34,12 +34,21 @@ def load(target):
 
 
 def action_of(a):
-    """An action as a list of ints (numpy arrays and scalars, tuples and lists)."""
+    """An action as JSON: numpy arrays and scalars as lists and numbers, tuples as lists, dicts
+    (a Dict space's action) value by value; texts stay texts."""
     if hasattr(a, "tolist"):
         a = a.tolist()
+    if isinstance(a, dict):
+        return {str(k): action_of(v) for k, v in a.items()}
     if isinstance(a, (list, tuple)):
-        return [action_of(x) if isinstance(x, (list, tuple)) else x for x in a]
+        return [action_of(x) for x in a]
     return a
+
+
+def observation_of(obs, np):
+    """The observation JSON as the environments give it: lists as numpy uint8 arrays, texts
+    as str."""
+    return {k: v if isinstance(v, str) else np.asarray(v, dtype=np.uint8) for k, v in obs.items()}
 
 
 def main():
@@ -60,7 +69,7 @@ def main():
                 policy.reset(msg["seed"])
                 reply = {"ok": True}
             elif op == "act":
-                obs = {k: np.asarray(v, dtype=np.uint8) for k, v in msg["obs"].items()}
+                obs = observation_of(msg["obs"], np)
                 reply = {"action": action_of(policy.act(obs))}
             else:
                 reply = {"error": f"unknown op {op!r}", "op": op}

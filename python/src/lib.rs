@@ -9,6 +9,7 @@ use pyo3::prelude::*;
 
 mod bucket_brigade;
 mod transcode;
+mod turns;
 
 /// The engine version stamped on records (`<crate semver>+<rules_version>`) of `game`.
 #[pyfunction]
@@ -19,11 +20,37 @@ fn engine_version(game: &str) -> PyResult<String> {
     Ok(simfleet::engine_version(kind))
 }
 
+/// The first scenario of `game`: its default.
+#[pyfunction]
+fn default_scenario(game: &str) -> PyResult<&'static str> {
+    let kind: simfleet::GameKind = game
+        .parse()
+        .map_err(|e: simfleet::games::UnknownGame| pyo3::exceptions::PyValueError::new_err(e.to_string()))?;
+    Ok(kind.info().scenarios[0].name)
+}
+
+/// The resolved scenario `spec` of `game` as JSON: every field, as the game validated it.
+#[pyfunction]
+fn scenario_json(game: &str, spec: &str) -> PyResult<String> {
+    let value_error = |e: String| pyo3::exceptions::PyValueError::new_err(e);
+    let parsed = simfleet::Spec::parse(spec)
+        .map_err(|e| value_error(simfleet::JobError::invalid("scenario", spec, e.message).to_string()))?;
+    let json = match game {
+        "deception" => simfleet::games::deception::ScenarioConfig::from_spec(&parsed)
+            .map(|c| serde_json::to_string(&c).expect("scenarios serialize")),
+        other => return Err(value_error(format!("no scenario fields for {other:?} from Python"))),
+    };
+    json.map_err(|e| value_error(e.to_string()))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<bucket_brigade::BucketBrigadeCore>()?;
     m.add_class::<bucket_brigade::BucketBrigadePolicy>()?;
+    m.add_class::<turns::TurnCore>()?;
     m.add_function(wrap_pyfunction!(engine_version, m)?)?;
+    m.add_function(wrap_pyfunction!(scenario_json, m)?)?;
+    m.add_function(wrap_pyfunction!(default_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(transcode::msgpack_to_json_lines, m)?)?;
     Ok(())
 }

@@ -44,10 +44,16 @@ pub struct RunEnv {
     pub chat: Option<Arc<dyn llm::ChatTransport>>,
     /// The id stamped on results (`JobResult::worker`).
     pub worker: String,
+    /// The `"agent"` seats' transports: a Python environment's only (`None` in every sweep).
+    pub agents: Option<Arc<dyn outside::AgentSeats>>,
 }
 
 impl std::fmt::Debug for RunEnv {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("RunEnv").field("chat", &self.chat.is_some()).field("worker", &self.worker).finish()
+        f.debug_struct("RunEnv")
+            .field("chat", &self.chat.is_some())
+            .field("worker", &self.worker)
+            .field("agents", &self.agents.is_some())
+            .finish()
     }
 }

@@ -127,7 +127,7 @@ fn job_context(
 ) -> Result<job::JobContext, WorkerError> {
     telemetry::register_worker(settings.concurrency, settings.llm_concurrency, &settings.llm_prices);
     let http = simfleet::llm::http::shared(&llm_options(settings)).map_err(WorkerError::LlmTransport)?;
-    let env = simfleet::RunEnv { chat: Some(Arc::clone(&http)), worker: settings.worker_id.clone() };
+    let env = simfleet::RunEnv { chat: Some(Arc::clone(&http)), worker: settings.worker_id.clone(), agents: None };
     let llm_metrics = Arc::new(llm_metrics::LlmMetrics::new());
     // Each game's llm seats call through a transport that counts their calls by game.
     let llm_envs = simfleet::GameKind::ALL
@@ -135,7 +135,7 @@ fn job_context(
         .map(|game| {
             let metered =
                 llm_metrics::MeteredTransport::new(Arc::clone(&http), game.as_str(), Arc::clone(&llm_metrics));
-            (game, simfleet::RunEnv { chat: Some(Arc::new(metered)), worker: settings.worker_id.clone() })
+            (game, simfleet::RunEnv { chat: Some(Arc::new(metered)), worker: settings.worker_id.clone(), agents: None })
         })
         .collect();
     let metrics = Arc::new(job_metrics::JobMetrics::with_llm(llm_metrics));

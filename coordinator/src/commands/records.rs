@@ -71,7 +71,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let (output, failures) = (Output::Create, FailureFile::None);
     let mut collector =
         Collector::create(Some(sweep.clone()), &args.out, output, failures, None, Progress::new(false))?;
-    let env = RunEnv { chat: crate::llm::llm_transport(), worker: "records".into() };
+    let env = RunEnv { chat: crate::llm::llm_transport(), worker: "records".into(), agents: None };
     // The cell's jobs whose seeds meet the range, each cut to the range: same index, same rows.
     let group = &sweep.groups[cell.group];
     let per_job = group.seeds_per_job;

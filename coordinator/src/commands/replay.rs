@@ -79,7 +79,8 @@ pub fn replay(
         );
         return Ok(r.replay);
     }
-    let result = simfleet::run_job(&job, &RunEnv { chat: crate::llm::llm_transport(), worker: "replay".into() });
+    let result =
+        simfleet::run_job(&job, &RunEnv { chat: crate::llm::llm_transport(), worker: "replay".into(), agents: None });
     if let Some(e) = result.error {
         bail!("the episode could not be played: {e}");
     }

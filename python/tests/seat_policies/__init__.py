@@ -68,3 +68,26 @@ class Illegal:
 
     def act(self, obs):
         return [5, 99, 7]
+
+
+class Talker:
+    """deception: says its line in a tick's first round and passes after; votes for a legal
+    target drawn by a generator seeded by ``reset(seed)`` (abstains without one)."""
+
+    def __init__(self, seat, line="hello"):
+        self.line = line
+        self.rng = None
+
+    def reset(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs):
+        legal = obs["legal_actions"]
+        targets = np.flatnonzero(obs["legal_targets"])
+        if legal[5] and len(targets):
+            return {"action": 5, "target": int(self.rng.choice(targets)), "message": "", "reasoning": ""}
+        if legal[6]:
+            return {"action": 6, "target": 0, "message": "", "reasoning": ""}
+        if legal[0] and obs["round"][0] == 1:
+            return {"action": 0, "target": 0, "message": self.line, "reasoning": ""}
+        return {"action": 4, "target": 0, "message": "", "reasoning": ""}

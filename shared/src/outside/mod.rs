@@ -3,8 +3,9 @@
 //! Every outside seat has the same shell ([`shell::SeatShell`]): the game renders the seat's
 //! observation, the transport answers, the game checks the answer's legality, and an illegal
 //! answer is replaced by the seat's fallback and counted. A seat kind supplies only its
-//! transport: [`python_host::PythonHost`] for `python:package.module:Class` seats. (`llm` seats
-//! keep their own shell in `crate::llm::seat`, the first form of this one.)
+//! transport ([`Transport`]): [`python_host::PythonHost`] for `python:package.module:Class`
+//! seats, and a Python environment's channels for its `"agent"` seats. (`llm` seats keep their
+//! own shell in `crate::llm::seat`, the first form of this one.)
 //!
 //! A transport that fails (the policy raised, gave no answer in time, or its process died)
 //! fails the job: [`fail`] unwinds with the [`JobError`], which the runner's `catch_unwind`
@@ -15,9 +16,11 @@ use crate::spec::Spec;
 
 pub mod python_host;
 pub mod shell;
+pub mod transport;
 
 pub use python_host::{PythonHost, PythonSeat};
-pub use shell::{SeatFaults, SeatShell};
+pub use shell::{add_faults, SeatFaults, SeatShell};
+pub use transport::{seat_seed, transport_for, AgentSeats, Transport};
 
 /// Unwinds out of the engine with `error` as the job's error (no panic message is printed:
 /// this is not a bug). The runner catches it ([`crate::runner::play_job`]).
@@ -35,7 +38,7 @@ pub fn policy_error(seat: usize, spec: &str, message: impl Into<String>) -> JobE
     }
 }
 
-/// Whether `spec` is an outside seat's (`python:…`).
+/// Whether `spec` is a `python:…` seat's.
 pub fn is_outside(spec: &Spec) -> bool {
     spec.name == "python"
 }

@@ -2,6 +2,10 @@
 //! seat's per-episode faults.
 
 use serde::Serialize;
+use serde_json::Value;
+
+use crate::protocol::EpisodeRecord;
+use crate::stats::{Stats, StatsMap};
 
 /// What went wrong with one seat's answers in an episode (the record's `outside` stat).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -55,4 +59,17 @@ impl<T> SeatShell<T> {
             }
         }
     }
+}
+
+/// Adds the `outside` stat to `record`: per outside seat, its faults (`{"<seat>": {"decisions":
+/// D, "illegal": I}}`). Without outside seats the record is left as it is.
+pub fn add_faults(record: &mut EpisodeRecord, seats: impl IntoIterator<Item = (usize, SeatFaults)>) {
+    let seats: serde_json::Map<String, Value> =
+        seats.into_iter().map(|(seat, f)| (seat.to_string(), serde_json::to_value(f).expect("plain counts"))).collect();
+    if seats.is_empty() {
+        return;
+    }
+    let mut map: StatsMap = std::mem::take(&mut record.stats).into_map();
+    map.insert("outside".into(), Value::Object(seats));
+    record.stats = Stats::from(map);
 }

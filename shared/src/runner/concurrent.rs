@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn concurrent_play_gives_run_jobs_records_in_seed_order() {
         let chat = Arc::new(Slow { now: AtomicUsize::new(0), peak: AtomicUsize::new(0) });
-        let env = RunEnv { chat: Some(chat.clone()), worker: "w".into() };
+        let env = RunEnv { chat: Some(chat.clone()), worker: "w".into(), agents: None };
         let seats = ["llm?model=m&endpoint=http://x/v1&max_retries=0", "heuristic", "heuristic", "heuristic"];
         let j = job(&seats, 12);
         assert!(has_llm_seats(&j) && !has_llm_seats(&job(&["heuristic"; 4], 1)));

@@ -10,8 +10,6 @@ use serde_json::{json, Value};
 
 use crate::outside::{fail, PythonHost, PythonSeat, SeatShell};
 use crate::protocol::EpisodeRecord;
-use crate::seeding::Stream;
-use crate::stats::{Stats, StatsMap};
 
 use super::action::Mode;
 use super::episode::NightLog;
@@ -21,14 +19,7 @@ use super::scenario::Scenario;
 use super::stepper::{Choice, Phase, ScriptedSeat, Stepper};
 use super::view::{CodesMut, View};
 
-/// Stream ids of the seeds handed to outside seats: `1000 + seat`, apart from every engine
-/// stream (the environment's 0, seat i's i + 1).
-const SEAT_SEED_STREAM: u64 = 1000;
-
-/// The seed `python:` seat `seat` gets in the episode of `seed` (its `reset(seed)`).
-pub fn seat_seed(seed: u64, seat: usize) -> u64 {
-    Stream::new(seed, SEAT_SEED_STREAM + seat as u64).next_u64()
-}
+pub use crate::outside::seat_seed;
 
 /// One outside seat: its shell over the host, and its fallback.
 #[derive(Debug)]
@@ -106,14 +97,7 @@ impl OutsideTeam {
     /// The record, with the `outside` stat: per outside seat, its decisions and illegal answers.
     fn record(&self) -> EpisodeRecord {
         let mut record = self.stepper.record().expect("the episode has ended");
-        let mut map: StatsMap = std::mem::take(&mut record.stats).into_map();
-        let seats: serde_json::Map<String, Value> = self
-            .seats
-            .iter()
-            .map(|o| (o.shell.seat.to_string(), serde_json::to_value(o.shell.faults()).expect("plain counts")))
-            .collect();
-        map.insert("outside".into(), Value::Object(seats));
-        record.stats = Stats::from(map);
+        crate::outside::add_faults(&mut record, self.seats.iter().map(|o| (o.shell.seat, o.shell.faults())));
         record
     }
 

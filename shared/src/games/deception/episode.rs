@@ -26,7 +26,7 @@ impl Deception {
         engine::reset_into(&mut this.state, &this.scenario, seed).expect("the scenario was validated in prepare");
         let n = this.seats.len();
         for (seat, (policy, stream)) in this.seats.iter_mut().zip(this.streams.iter_mut()).enumerate() {
-            policy.reset(replay);
+            policy.reset(replay, seed);
             // In place: a generator built elsewhere would be copied in (a few hundred bytes).
             stream.reset(seed, agent_stream(seat));
         }
@@ -111,7 +111,9 @@ impl Deception {
 
         let llm: Vec<_> =
             this.seats.iter().enumerate().filter_map(|(s, p)| p.llm_stats().map(|st| (s, st.clone()))).collect();
-        let record = record::build(&this.state, &hash, &this.counters, &llm);
+        let mut record = record::build(&this.state, &hash, &this.counters, &llm);
+        let outside = this.seats.iter().enumerate().filter_map(|(s, p)| p.outside_faults().map(|f| (s, f)));
+        crate::outside::add_faults(&mut record, outside);
         let replay = replay.then(|| {
             Replay {
                 rules_version: Self::INFO.rules_version,

@@ -30,6 +30,7 @@ use crate::RunEnv;
 
 pub mod action;
 pub mod agent;
+pub mod contract;
 pub mod engine;
 pub mod env_rng;
 mod episode;

@@ -17,11 +17,13 @@ use crate::RunEnv;
 
 pub mod heuristic;
 pub mod llm;
+pub mod outside;
 pub mod random;
 pub mod templates;
 
 pub use heuristic::{HeuristicParams, HeuristicPolicy};
 pub use llm::{LlmCall, LlmPolicy};
+pub use outside::OutsideSeat;
 pub use random::RandomPolicy;
 pub use templates::Templates;
 
@@ -111,6 +113,8 @@ pub enum SeatPolicy {
     Scripted(ScriptedPolicy),
     /// `llm` (boxed: it carries a client and a call log).
     Llm(Box<LlmPolicy>),
+    /// `python:…`, or a Python environment's `agent` (boxed: it carries its transport).
+    Outside(Box<OutsideSeat>),
     /// Tests only: always plays this action, legal or not (exercises §8's fallbacks).
     #[cfg(test)]
     Puppet(super::action::ActionKind),
@@ -119,6 +123,9 @@ pub enum SeatPolicy {
 impl SeatPolicy {
     /// Parses the spec of `seat`. An `llm` seat needs `env.chat`.
     pub fn parse(spec: &Spec, seat: usize, templates: &Arc<Templates>, env: &RunEnv) -> Result<SeatPolicy, JobError> {
+        if let Some(transport) = crate::outside::transport_for(seat, spec, env) {
+            return Ok(SeatPolicy::Outside(Box::new(OutsideSeat::new(seat, spec, transport?, templates.clone()))));
+        }
         match spec.name.as_str() {
             "llm" => Ok(SeatPolicy::Llm(Box::new(LlmPolicy::parse(spec, seat, templates, env)?))),
             "random" | "heuristic" => Ok(SeatPolicy::Scripted(ScriptedPolicy::parse(spec, seat, templates)?)),
@@ -126,11 +133,12 @@ impl SeatPolicy {
         }
     }
 
-    /// Forgets the episode; `replay` says whether to keep an `llm` call log.
-    pub fn reset(&mut self, replay: bool) {
+    /// Starts the episode of `seed`; `replay` says whether to keep an `llm` call log.
+    pub fn reset(&mut self, replay: bool, seed: u64) {
         match self {
             SeatPolicy::Scripted(p) => p.reset(),
             SeatPolicy::Llm(p) => p.reset(replay),
+            SeatPolicy::Outside(p) => p.reset(seed),
             #[cfg(test)]
             SeatPolicy::Puppet(_) => {}
         }
@@ -141,6 +149,7 @@ impl SeatPolicy {
         match self {
             SeatPolicy::Scripted(p) => p.act(obs, rng),
             SeatPolicy::Llm(p) => p.act(obs, rng),
+            SeatPolicy::Outside(p) => p.act(obs, rng),
             #[cfg(test)]
             SeatPolicy::Puppet(kind) => GameAction::new(obs.agent_id, kind.clone()),
         }
@@ -150,6 +159,14 @@ impl SeatPolicy {
     pub fn llm_stats(&self) -> Option<&LlmStats> {
         match self {
             SeatPolicy::Llm(p) => Some(p.stats()),
+            _ => None,
+        }
+    }
+
+    /// The episode's faults, for outside seats.
+    pub fn outside_faults(&self) -> Option<crate::outside::SeatFaults> {
+        match self {
+            SeatPolicy::Outside(p) => p.faults(),
             _ => None,
         }
     }

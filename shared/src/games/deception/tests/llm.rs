@@ -35,7 +35,7 @@ impl ChatTransport for Script {
 
 fn prepare_with(scenario: &str, team: &[&str], chat: Arc<dyn ChatTransport>) -> Deception {
     let team: Vec<Spec> = team.iter().map(|t| Spec::parse(t).unwrap()).collect();
-    let env = RunEnv { chat: Some(chat), worker: String::new() };
+    let env = RunEnv { chat: Some(chat), worker: String::new(), agents: None };
     Deception::prepare(&Spec::parse(scenario).unwrap(), &team, &env).unwrap()
 }
 

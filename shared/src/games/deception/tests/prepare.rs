@@ -124,7 +124,7 @@ fn policy_errors_name_the_seat_and_parameter() {
             Err(TransportError::Timeout)
         }
     }
-    let env = RunEnv { chat: Some(Arc::new(Never)), worker: String::new() };
+    let env = RunEnv { chat: Some(Arc::new(Never)), worker: String::new(), agents: None };
     let mut t: Vec<Spec> = all("heuristic", 5).iter().map(|s| Spec::parse(s).unwrap()).collect();
     t[2] = Spec::parse("llm?model=m&endpoint=http://x/v1&fallback=heuristic%3Faggression%3D0.7").unwrap();
     Deception::prepare(&Spec::parse("classic_5p1i").unwrap(), &t, &env).unwrap();

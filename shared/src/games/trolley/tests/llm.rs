@@ -71,7 +71,11 @@ fn always_valid(_: usize, request: &ChatRequest) -> Result<String, TransportErro
 
 fn prepare_with(scenario: &str, team: &[&str], chat: Arc<dyn ChatTransport>) -> Result<Trolley, JobError> {
     let team: Vec<Spec> = team.iter().map(|t| Spec::parse(t).unwrap()).collect();
-    Trolley::prepare(&Spec::parse(scenario).unwrap(), &team, &RunEnv { chat: Some(chat), worker: String::new() })
+    Trolley::prepare(
+        &Spec::parse(scenario).unwrap(),
+        &team,
+        &RunEnv { chat: Some(chat), worker: String::new(), agents: None },
+    )
 }
 
 /// A seat that is on the track (not the operator) in round 1 of `scenario` with `seed`: roles
