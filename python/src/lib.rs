@@ -38,6 +38,8 @@ fn scenario_json(game: &str, spec: &str) -> PyResult<String> {
     let json = match game {
         "deception" => simfleet::games::deception::ScenarioConfig::from_spec(&parsed)
             .map(|c| serde_json::to_string(&c).expect("scenarios serialize")),
+        "trolley" => simfleet::games::trolley::scenario::Scenario::from_spec(&parsed)
+            .map(|c| serde_json::to_string(&c).expect("scenarios serialize")),
         other => return Err(value_error(format!("no scenario fields for {other:?} from Python"))),
     };
     json.map_err(|e| value_error(e.to_string()))

@@ -91,3 +91,24 @@ class Talker:
         if legal[0] and obs["round"][0] == 1:
             return {"action": 0, "target": 0, "message": self.line, "reasoning": ""}
         return {"action": 4, "target": 0, "message": "", "reasoning": ""}
+
+
+class Minority:
+    """trolley: argues for its side once per round with a line seeded by ``reset(seed)``, and
+    as operator always saves the minority."""
+
+    LINES = ("Every life counts the same.", "Numbers are not the whole story.", "Think of who is on the track.")
+
+    def __init__(self, seat):
+        self.rng = None
+
+    def reset(self, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, obs):
+        legal = obs["legal_actions"]
+        if legal[2]:
+            return {"action": 2, "decision": 1, "text": ""}
+        if legal[0] and obs["phase"][0] == 0:
+            return {"action": 0, "decision": 0, "text": str(self.rng.choice(self.LINES))}
+        return {"action": 1, "decision": 0, "text": ""}

@@ -65,7 +65,7 @@ impl Trolley {
     fn run(&mut self, seed: u64, mut log: Option<&mut ReplayLog>) -> TrajectoryHash {
         let n = self.policies.len();
         for p in &mut self.policies {
-            p.reset(log.is_some());
+            p.reset(log.is_some(), seed);
         }
         let Buffers { state, streams, asked, tally } = &mut *self.buf;
         let mut events: Vec<Event> = Vec::new();
@@ -179,7 +179,10 @@ impl Trolley {
         let hash = self.run(seed, log.as_mut());
         let llm: Vec<(usize, LlmStats)> =
             self.policies.iter().enumerate().filter_map(|(seat, p)| p.llm_stats().map(|s| (seat, s.clone()))).collect();
-        (record::record(&self.buf.state, &self.buf.tally, &hash, llm), log)
+        let mut record = record::record(&self.buf.state, &self.buf.tally, &hash, llm);
+        let outside = self.policies.iter().enumerate().filter_map(|(s, p)| p.outside_faults().map(|f| (s, f)));
+        crate::outside::add_faults(&mut record, outside);
+        (record, log)
     }
 }
 
@@ -342,7 +345,7 @@ impl Game for Trolley {
             .iter()
             .map(|p| match p {
                 Policy::Debater(d) => Some(d.clone()),
-                Policy::Llm(_) => None,
+                Policy::Llm(_) | Policy::Outside(_) => None,
             })
             .collect();
         Ok(Trolley {

@@ -47,6 +47,7 @@
 
 mod arguments;
 pub mod config;
+pub mod contract;
 mod draws;
 pub mod engine;
 pub mod error;

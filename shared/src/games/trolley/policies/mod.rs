@@ -8,6 +8,7 @@
 
 pub mod debater;
 pub mod llm;
+pub mod outside;
 pub mod templates;
 
 use crate::field::{choice, policy_path, unit, within};
@@ -23,6 +24,7 @@ use crate::RunEnv;
 
 pub use debater::{Debater, DebaterParams, Drawn, OperatorRule, Template};
 pub use llm::{LlmCall, LlmParams, LlmPolicy};
+pub use outside::OutsideSeat;
 pub use templates::Templates;
 
 /// The policy names for `coordinator list`.
@@ -111,6 +113,8 @@ pub enum Reason {
     Model(String),
     /// An `llm` seat spent its attempts; its fallback policy chose, for this reason.
     LlmFallback(Box<Reason>),
+    /// An outside seat (its spec) answered.
+    Outside(String),
 }
 
 impl Reason {
@@ -121,17 +125,20 @@ impl Reason {
             Reason::Model(reasoning) if reasoning.is_empty() => "model (no reasoning given)".into(),
             Reason::Model(reasoning) => reasoning.clone(),
             Reason::LlmFallback(inner) => format!("llm attempts spent; fallback {}", inner.describe()),
+            Reason::Outside(spec) => format!("{spec} answered"),
         }
     }
 }
 
 /// One seat's policy, ready to play.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Policy {
     /// `debater` and its aliases.
     Debater(Debater),
     /// `llm` (boxed: it carries a client, counters and a call log).
     Llm(Box<LlmPolicy>),
+    /// `python:…`, or a Python environment's `agent` (boxed: it carries its transport).
+    Outside(Box<OutsideSeat>),
 }
 
 impl Policy {
@@ -142,16 +149,22 @@ impl Policy {
 
     /// Parses the spec of `seat` (§10, §11). An `llm` seat needs a transport in `env.chat`.
     pub fn parse(seat: usize, spec: &Spec, templates: &'static Templates, env: &RunEnv) -> Result<Policy, JobError> {
+        if let Some(transport) = crate::outside::transport_for(seat, spec, env) {
+            return Ok(Policy::Outside(Box::new(OutsideSeat::new(seat, spec, transport?, templates))));
+        }
         match spec.name.as_str() {
             "llm" => Ok(Policy::Llm(Box::new(LlmPolicy::parse(seat, spec, templates, env)?))),
             _ => Ok(Policy::new(parse(seat, spec)?, templates)),
         }
     }
 
-    /// Forgets the episode; `keep_calls` makes an `llm` seat keep its calls for the replay.
-    pub fn reset(&mut self, keep_calls: bool) {
-        if let Policy::Llm(p) = self {
-            p.reset(keep_calls);
+    /// Starts the episode of `seed`; `keep_calls` makes an `llm` seat keep its calls for the
+    /// replay.
+    pub fn reset(&mut self, keep_calls: bool, seed: u64) {
+        match self {
+            Policy::Llm(p) => p.reset(keep_calls),
+            Policy::Outside(p) => p.reset(seed),
+            Policy::Debater(_) => {}
         }
     }
 
@@ -160,6 +173,15 @@ impl Policy {
         match self {
             Policy::Debater(d) => d.act(state, seat, rng),
             Policy::Llm(p) => p.act(state, seat, rng),
+            Policy::Outside(p) => p.act(state, seat, rng),
+        }
+    }
+
+    /// The episode's faults, for outside seats that count them.
+    pub fn outside_faults(&self) -> Option<crate::outside::SeatFaults> {
+        match self {
+            Policy::Outside(p) => p.faults(),
+            _ => None,
         }
     }
 
@@ -167,7 +189,7 @@ impl Policy {
     pub fn llm_stats(&self) -> Option<&LlmStats> {
         match self {
             Policy::Llm(p) => Some(p.stats()),
-            Policy::Debater(_) => None,
+            _ => None,
         }
     }
 
@@ -175,7 +197,7 @@ impl Policy {
     pub fn llm_calls(&self) -> &[LlmCall] {
         match self {
             Policy::Llm(p) => p.calls(),
-            Policy::Debater(_) => &[],
+            _ => &[],
         }
     }
 }
