@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Sequence
 from urllib.parse import quote
 
-from . import _bucket_brigade, _deception, _trolley, _turns
+from . import _bucket_brigade, _cogsguard, _deception, _trolley, _turns
 from ._native import default_scenario
 
 #: The games that can be stepped from Python, by id.
-GAMES = {"bucket_brigade": _bucket_brigade, "deception": _deception, "trolley": _trolley}
+GAMES = {"bucket_brigade": _bucket_brigade, "deception": _deception, "cogsguard": _cogsguard, "trolley": _trolley}
 #: The games stepped one decision at a time (PettingZoo AEC); the others are Parallel.
-TURN_BASED = {"deception", "trolley"}
+TURN_BASED = {"deception", "cogsguard", "trolley"}
 
 _SPEC_SAFE = "-_.~:,"
 

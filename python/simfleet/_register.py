@@ -7,6 +7,7 @@ _IDS = {
     "simfleet/BucketBrigade-v0": "simfleet._bucket_brigade:SingleAgentEnv",
     "simfleet/Deception-v0": "simfleet._deception:single_agent_env",
     "simfleet/Trolley-v0": "simfleet._trolley:single_agent_env",
+    "simfleet/Cogsguard-v0": "simfleet._cogsguard:single_agent_env",
 }
 
 for _id, _entry in _IDS.items():

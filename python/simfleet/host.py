@@ -46,9 +46,18 @@ def action_of(a):
 
 
 def observation_of(obs, np):
-    """The observation JSON as the environments give it: lists as numpy uint8 arrays, texts
-    as str."""
-    return {k: v if isinstance(v, str) else np.asarray(v, dtype=np.uint8) for k, v in obs.items()}
+    """The observation JSON as the environments give it (simfleet/_contract.py, repeated here
+    because the host runs without simfleet installed): lists as numpy uint8 arrays,
+    ``{"dtype", "data"}`` as arrays of that dtype, texts as str."""
+
+    def value(v):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, dict):
+            return np.asarray(v["data"], dtype=np.dtype(v["dtype"]))
+        return np.asarray(v, dtype=np.uint8)
+
+    return {k: value(v) for k, v in obs.items()}
 
 
 def main():

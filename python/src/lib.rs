@@ -40,6 +40,10 @@ fn scenario_json(game: &str, spec: &str) -> PyResult<String> {
             .map(|c| serde_json::to_string(&c).expect("scenarios serialize")),
         "trolley" => simfleet::games::trolley::scenario::Scenario::from_spec(&parsed)
             .map(|c| serde_json::to_string(&c).expect("scenarios serialize")),
+        "cogsguard" => simfleet::games::cogsguard::Scenario::parse(&parsed).map(|c| {
+            serde_json::json!({"name": c.name, "num_agents": c.num_agents, "max_steps": c.max_steps, "clips": c.clips})
+                .to_string()
+        }),
         other => return Err(value_error(format!("no scenario fields for {other:?} from Python"))),
     };
     json.map_err(|e| value_error(e.to_string()))

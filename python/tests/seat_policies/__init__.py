@@ -112,3 +112,25 @@ class Minority:
         if legal[0] and obs["phase"][0] == 0:
             return {"action": 0, "decision": 0, "text": str(self.rng.choice(self.LINES))}
         return {"action": 1, "decision": 0, "text": ""}
+
+
+class Wanderer:
+    """cogsguard: moves (action ids 1..4) in a direction drawn by a generator seeded by
+    ``reset(seed)``, drawing a new one when the last move failed; reads the 11x11 window's
+    uint16 ``amount`` to stay put next to an extractor with units left."""
+
+    def __init__(self, seat):
+        self.rng = None
+        self.direction = 1
+
+    def reset(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.direction = int(self.rng.integers(1, 5))
+
+    def act(self, obs):
+        assert obs["amount"].dtype == np.uint16 and obs["kind"].shape == (11, 11)
+        if not obs["last_ok"][0]:
+            self.direction = int(self.rng.integers(1, 5))
+        if obs["amount"][4:7, 4:7].any():
+            return 0
+        return self.direction

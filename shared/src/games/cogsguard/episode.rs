@@ -15,7 +15,7 @@ use super::layout::Layout;
 use super::mapgen::MapGen;
 use super::obs::Observation;
 use super::pinky;
-use super::policies::{Policy, PolicySpec};
+use super::policies::{OutsideSeat, Policy, PolicySpec, Roster};
 use super::record::Tally;
 use super::replay::Replay;
 use super::scenario::{MapSource, Scenario};
@@ -40,9 +40,10 @@ impl std::ops::DerefMut for Cogsguard {
 }
 
 impl Cogsguard {
-    /// Validates a scenario and a team (one spec per agent).
-    pub fn new(scenario: &Spec, team: &[Spec]) -> Result<Cogsguard, JobError> {
-        Engine::new(scenario, team).map(|e| Cogsguard(Box::new(e)))
+    /// Validates a scenario and a team (one spec per agent); outside seats (`python:…`, an
+    /// environment's `agent`) take their transports from `env`.
+    pub fn new(scenario: &Spec, team: &[Spec], env: &crate::RunEnv) -> Result<Cogsguard, JobError> {
+        Engine::new(scenario, team, env).map(|e| Cogsguard(Box::new(e)))
     }
 }
 
@@ -66,9 +67,22 @@ pub struct Engine {
 
 impl Engine {
     /// Validates a scenario and a team (one spec per agent).
-    pub fn new(scenario: &Spec, team: &[Spec]) -> Result<Engine, JobError> {
+    pub fn new(scenario: &Spec, team: &[Spec], env: &crate::RunEnv) -> Result<Engine, JobError> {
         let scenario = Scenario::parse(scenario)?;
-        let specs = team.iter().enumerate().map(|(i, s)| PolicySpec::parse(i, s)).collect::<Result<Vec<_>, _>>()?;
+        let mut transports = Vec::new();
+        let mut specs = Vec::new();
+        for (i, s) in team.iter().enumerate() {
+            match crate::outside::transport_for(i, s, env) {
+                Some(t) => {
+                    transports.push(Some(t?));
+                    specs.push(None);
+                }
+                None => {
+                    transports.push(None);
+                    specs.push(Some(PolicySpec::parse(i, s)?));
+                }
+            }
+        }
         if specs.len() != scenario.num_agents {
             return Err(JobError::invalid(
                 "policy_set",
@@ -77,8 +91,17 @@ impl Engine {
             ));
         }
         // Rank: earlier seats with an identical spec after parsing (§13.3).
-        let policies = (0..specs.len())
-            .map(|i| Policy::new(&specs[i], i, specs[..i].iter().filter(|s| **s == specs[i]).count()))
+        let roster: Roster = std::sync::Arc::new(std::sync::Mutex::new(specs.clone()));
+        let policies = transports
+            .into_iter()
+            .enumerate()
+            .map(|(i, t)| match (t, &specs[i]) {
+                (Some(t), _) => Policy::Outside(Box::new(OutsideSeat::new(i, &team[i], t, roster.clone()))),
+                (None, Some(spec)) => {
+                    Policy::new(spec, i, specs[..i].iter().filter(|s| s.as_ref() == Some(spec)).count())
+                }
+                (None, None) => unreachable!("a seat without a transport has a spec"),
+            })
             .collect();
         let n = scenario.num_agents;
         let layout = match &scenario.source {
@@ -143,7 +166,7 @@ impl Engine {
             *rng = Stream::agent(seed, i);
         }
         for p in &mut self.policies {
-            p.reset();
+            p.begin(seed);
         }
         self.tally = Tally::default();
         self.replay = replay.then(|| Replay::new(&self.world));
@@ -188,9 +211,16 @@ impl Engine {
     pub fn record(&self, seed: u64) -> EpisodeRecord {
         let pinkies = self.policies.iter().filter_map(|p| match p {
             Policy::Pinky(p) => Some(&**p),
+            Policy::Outside(o) => match o.builtin_policy() {
+                Some(Policy::Pinky(p)) => Some(&**p),
+                _ => None,
+            },
             _ => None,
         });
-        self.tally.record(&self.world, seed, pinky::occupancy_json(pinkies))
+        let mut record = self.tally.record(&self.world, seed, pinky::occupancy_json(pinkies));
+        let outside = self.policies.iter().enumerate().filter_map(|(s, p)| p.outside_faults().map(|f| (s, f)));
+        crate::outside::add_faults(&mut record, outside);
+        record
     }
 
     /// Plays one whole episode.

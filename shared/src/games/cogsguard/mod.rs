@@ -16,6 +16,7 @@
 pub mod agent;
 pub mod ascii;
 pub mod clips;
+pub mod contract;
 pub mod episode;
 pub mod events;
 pub mod layout;
@@ -73,8 +74,8 @@ impl Game for Cogsguard {
         llm_decisions: LlmDecisions::fixed(5.0),
     };
 
-    fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<Self, JobError> {
-        Cogsguard::new(scenario, team)
+    fn prepare(scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<Self, JobError> {
+        Cogsguard::new(scenario, team, env)
     }
 
     fn default_episodes_per_job(scenario: &Spec) -> u64 {

@@ -12,6 +12,10 @@ use super::obs::Observation;
 use super::pinky::{Pinky, PinkyConfig};
 use super::types::action;
 
+pub mod outside;
+
+pub use outside::{OutsideSeat, Roster};
+
 /// A parsed policy spec of one seat.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PolicySpec {
@@ -51,7 +55,7 @@ impl PolicySpec {
 }
 
 /// A policy instance of one seat.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub enum Policy {
     /// Always `noop`.
     Noop,
@@ -59,6 +63,8 @@ pub enum Policy {
     Random,
     /// Pinky (boxed: its knowledge and buffers are large).
     Pinky(Box<Pinky>),
+    /// `python:…`, or a Python environment's `agent` (boxed: it carries its transport).
+    Outside(Box<OutsideSeat>),
 }
 
 impl Policy {
@@ -78,9 +84,25 @@ impl Policy {
         }
     }
 
+    /// Starts the episode of `seed` (an outside seat's agent gets its seed).
+    pub fn begin(&mut self, seed: u64) {
+        match self {
+            Policy::Outside(p) => p.reset(seed),
+            p => p.reset(),
+        }
+    }
+
     /// Whether the policy reads observations (noop and random do not, so none is built).
     pub fn needs_obs(&self) -> bool {
-        matches!(self, Policy::Pinky(_))
+        matches!(self, Policy::Pinky(_) | Policy::Outside(_))
+    }
+
+    /// The episode's faults, for outside seats that count them.
+    pub fn outside_faults(&self) -> Option<crate::outside::SeatFaults> {
+        match self {
+            Policy::Outside(p) => p.faults(),
+            _ => None,
+        }
     }
 
     /// Chooses an action; `debug` asks Pinky to build its debug string.
@@ -89,6 +111,7 @@ impl Policy {
             Policy::Noop => action::NOOP,
             Policy::Random => rng.index(action::COUNT as usize) as u8,
             Policy::Pinky(p) => p.act(obs, rng, debug),
+            Policy::Outside(p) => p.act(obs, rng),
         }
     }
 
