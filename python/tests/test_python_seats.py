@@ -5,6 +5,8 @@ import json
 import os
 from pathlib import Path
 
+import simfleet
+
 HERE = Path(__file__).resolve().parent
 ENV = {"PYTHONPATH": str(HERE) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
@@ -94,3 +96,19 @@ def test_a_module_that_cannot_be_imported_is_refused_before_anything_is_played(t
     assert p.returncode != 0
     assert "policy_set[0]" in p.stderr and "ModuleNotFoundError" in p.stderr, p.stderr
     assert not out.exists()
+
+
+def test_the_outside_stat_is_a_column_of_csv_and_parquet(tmp_path, coordinator):
+    s = sweep(tmp_path, "python:seat_policies:Illegal", count=10)
+    for fmt in ("jsonl", "csv", "parquet"):
+        coordinator("run", s, "--out", tmp_path / f"r.{fmt}", "--quiet", env=ENV)
+    lines = {(r["policy_set"], r["seed"]): r["stats"].get("outside") for r in records(tmp_path / "r.jsonl")}
+    for fmt, column in (("csv", "outside"), ("parquet", "stats.outside")):
+        df = simfleet.read(tmp_path / f"r.{fmt}")
+        got = {
+            (p, s): (json.loads(o) if o else None)
+            for p, s, o in zip(df["policy_set"], df["seed"], df[column])
+        }
+        assert got == lines, fmt
+    # The python seat's faults, and nothing for the scripted cell.
+    assert all((v is None) == (k[0] == "scripted") for k, v in lines.items())

@@ -172,11 +172,11 @@ impl Collector {
         // Refused before anything is played, as a records file of an unknown format is.
         crate::records::AnyFormat::of(&cells_path)?;
         let records_out = sweep.as_ref().is_none_or(|s| s.cells.iter().any(|c| c.collect == Collect::Records));
-        let games = sweep.as_ref().map_or_else(|| GameKind::ALL.to_vec(), Sweep::games);
+        let stats = sweep.as_ref().map_or_else(|| crate::records::stat_columns(&GameKind::ALL), Sweep::stat_columns);
         let writer = match (records_out, output) {
             (false, _) => None,
-            (true, Output::Create) => Some(RecordWriter::create(out, &games)),
-            (true, Output::Append) => Some(RecordWriter::append(out, &games)),
+            (true, Output::Create) => Some(RecordWriter::create_with(out, stats)),
+            (true, Output::Append) => Some(RecordWriter::append_with(out, stats)),
         };
         let writer = writer.transpose().with_context(|| format!("cannot write {}", out.display()))?;
         let failure_log = match failure_file {

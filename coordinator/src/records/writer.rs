@@ -37,13 +37,23 @@ pub struct RecordWriter {
 impl RecordWriter {
     /// Creates (truncates) `path`; `games` fixes the CSV stats columns.
     pub fn create(path: &Path, games: &[GameKind]) -> Result<RecordWriter, ExportError> {
+        RecordWriter::create_with(path, stat_columns(games))
+    }
+
+    /// Creates (truncates) `path` with these stats columns (CSV and Parquet).
+    pub fn create_with(path: &Path, stats: Vec<&'static str>) -> Result<RecordWriter, ExportError> {
         let format = AnyFormat::of(path)?;
         let file = File::create(path)?;
-        RecordWriter::from_file(file, format, games, true)
+        RecordWriter::from_file(file, format, stats, true)
     }
 
     /// Appends to an existing file of `format` (used by a resumed `watch`). No CSV header.
     pub fn append(path: &Path, games: &[GameKind]) -> Result<RecordWriter, ExportError> {
+        RecordWriter::append_with(path, stat_columns(games))
+    }
+
+    /// Appends to an existing file with these stats columns (see [`RecordWriter::append`]).
+    pub fn append_with(path: &Path, stats: Vec<&'static str>) -> Result<RecordWriter, ExportError> {
         let format = AnyFormat::of(path)?;
         if !format.appendable() {
             return Err(ExportError::NotAppendable);
@@ -51,11 +61,16 @@ impl RecordWriter {
         let file = std::fs::OpenOptions::new().append(true).open(path)?;
         // An empty file gets the format's header (CSV's; the others have none).
         let header = file.metadata()?.len() == 0;
-        RecordWriter::from_file(file, format, games, header)
+        RecordWriter::from_file(file, format, stats, header)
     }
 
-    fn from_file(file: File, format: AnyFormat, games: &[GameKind], header: bool) -> Result<RecordWriter, ExportError> {
-        let sink = match RowEncoder::new(format, stat_columns(games)) {
+    fn from_file(
+        file: File,
+        format: AnyFormat,
+        stats: Vec<&'static str>,
+        header: bool,
+    ) -> Result<RecordWriter, ExportError> {
+        let sink = match RowEncoder::new(format, stats.clone()) {
             Some(enc) => {
                 let mut out = BufWriter::with_capacity(1 << 20, file);
                 if header {
@@ -63,7 +78,7 @@ impl RecordWriter {
                 }
                 Sink::Lines { out, enc, scratch: Vec::new() }
             }
-            None => Sink::Parquet(Box::new(ParquetSink::new(file, stat_columns(games)))),
+            None => Sink::Parquet(Box::new(ParquetSink::new(file, stats))),
         };
         Ok(RecordWriter { sink, rows: 0 })
     }

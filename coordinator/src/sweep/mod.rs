@@ -239,6 +239,16 @@ impl Sweep {
         games
     }
 
+    /// The stats columns of its records in CSV and Parquet: every stats key of its games, and
+    /// `outside` (the `python:` seats' faults, docs/agents.md) when a cell has such a seat.
+    pub fn stat_columns(&self) -> Vec<&'static str> {
+        let mut cols = crate::records::stat_columns(&self.games());
+        if self.cells.iter().any(|c| c.policy_set.seats.iter().any(|s| s.starts_with("python:"))) {
+            cols.push(OUTSIDE_STAT);
+        }
+        cols
+    }
+
     /// The group that job `index` belongs to.
     pub fn group_of(&self, index: u64) -> Option<&Group> {
         let i = self.groups.partition_point(|g| g.first_job <= index).checked_sub(1)?;
@@ -308,3 +318,6 @@ impl Sweep {
 
 #[cfg(test)]
 mod tests;
+
+/// The stats key of outside seats' faults (`{"<seat>": {"decisions", "illegal"}}`).
+pub const OUTSIDE_STAT: &str = "outside";
