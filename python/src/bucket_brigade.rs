@@ -286,7 +286,19 @@ fn step_all(
         terminated: vec![false; envs.len()],
         truncated: vec![false; envs.len()],
     };
-    let mut given = Vec::with_capacity(k);
+    // Every action is checked before any environment steps: a refused batch changes nothing.
+    let mut given = Vec::with_capacity(envs.len() * k);
+    for (i, env_acts) in acts.chunks_exact(3 * k.max(1)).enumerate().take(envs.len()) {
+        for (j, seat) in agents.iter().enumerate() {
+            let a = &env_acts[j * 3..j * 3 + 3];
+            match choice(a) {
+                Ok(c) => given.push(c),
+                // An environment resetting on this step ignores its actions.
+                Err(_) if ended[i] => given.push(Choice { signal: Mode::Rest, house: 0, mode: Mode::Rest }),
+                Err(e) => return Err(format!("env {i}, seat {seat}: {e}")),
+            }
+        }
+    }
     for (i, env) in envs.iter_mut().enumerate() {
         if ended[i] {
             // Env i's next episode: every environment walks its own seeds, `stride` apart.
@@ -294,12 +306,7 @@ fn step_all(
             ended[i] = false;
             env.reset(seeds[i]);
         } else {
-            given.clear();
-            for (j, seat) in agents.iter().enumerate() {
-                let at = (i * k + j) * 3;
-                given.push(choice(&acts[at..at + 3]).map_err(|e| format!("env {i}, seat {seat}: {e}"))?);
-            }
-            let out = env.step(&given).map_err(|e| format!("env {i}: {e}"))?;
+            let out = env.step(&given[i * k..(i + 1) * k]).map_err(|e| format!("env {i}: {e}"))?;
             for (j, &a) in agents.iter().enumerate() {
                 flags.rewards[i * k + j] = out.rewards[a];
             }

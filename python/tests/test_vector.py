@@ -1,6 +1,7 @@
 """make_vec: batched spaces, seeds s + i, next-step auto-reset, and the same episodes as make."""
 
 import numpy as np
+import pytest
 
 import simfleet
 
@@ -70,3 +71,20 @@ def test_env_i_plays_seed_s_plus_i_and_resets_on_the_next_step():
             total_single += r["seat_0"]
         assert single.record() == record
         assert abs(total_single - total) < 1e-9
+
+
+def test_a_refused_batch_changes_no_environment():
+    team = ["agent", "random", "random", "random"]
+    a = simfleet.make_vec("bucket_brigade", 4, team=team)
+    b = simfleet.make_vec("bucket_brigade", 4, team=team)
+    a.reset(seed=11)
+    b.reset(seed=11)
+    good = np.tile([1, 3, 1], (4, 1))
+    bad = good.copy()
+    bad[3] = [1, 10, 1]  # house 10 of 0..9, in the last environment only
+    with pytest.raises(ValueError, match="env 3"):
+        a.step(bad)
+    for _ in range(6):
+        oa, ra, *_ = a.step(good)
+        ob, rb, *_ = b.step(good)
+        assert all(np.array_equal(oa[k], ob[k]) for k in oa) and np.array_equal(ra, rb)

@@ -1,13 +1,17 @@
-//! [`LlmSeat`]: the shell of every game's `llm` seat. It holds the client, the seat's fallback
-//! policy, the episode's [`LlmStats`] and, for a replay, its calls ([`LlmCall`]); a game adds
-//! only its prompt, the mapping from an answer to its actions, and where a decision happened
-//! (the `At` of a call: a tick, a round and phase).
+//! [`LlmSeat`]: every game's `llm` seat: the outside seats' one shell
+//! ([`SeatShell`](crate::outside::SeatShell)) over the model's client as its transport, the
+//! seat's fallback policy, the episode's [`LlmStats`] and, for a replay, its calls
+//! ([`LlmCall`]); a game adds only its prompt, the mapping from an answer to its actions, and
+//! where a decision happened (the `At` of a call: a tick, a round and phase). The client's
+//! attempts (corrective re-prompts, retries) are the transport's; the shell counts the
+//! decisions and the ones handed to the fallback, as it does for `python:` seats.
 
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::{CallRecord, ChatMessage, ChatTransport, LlmClient, LlmStats, Rejection};
+use crate::outside::SeatShell;
 use crate::protocol::JobError;
 use crate::spec::Spec;
 
@@ -29,12 +33,12 @@ pub struct LlmCall<At> {
     pub call: CallRecord,
 }
 
-/// An `llm` seat: its client, its fallback `F`, and the episode's counters and calls.
+/// An `llm` seat: the shell over its client, its fallback `F`, and the episode's counters and
+/// calls.
 #[derive(Clone, Debug)]
 pub struct LlmSeat<At, F> {
-    seat: u32,
     prompt_version: &'static str,
-    client: LlmClient,
+    shell: SeatShell<LlmClient>,
     fallback: F,
     stats: LlmStats,
     keep_calls: bool,
@@ -62,9 +66,8 @@ impl<At, F> LlmSeat<At, F> {
     /// A seat from its parts; its calls are recorded with `prompt_version`.
     pub fn new(seat: usize, prompt_version: &'static str, client: LlmClient, fallback: F) -> LlmSeat<At, F> {
         LlmSeat {
-            seat: seat as u32,
             prompt_version,
-            client,
+            shell: SeatShell::new(seat, client),
             fallback,
             stats: LlmStats::default(),
             keep_calls: false,
@@ -75,7 +78,7 @@ impl<At, F> LlmSeat<At, F> {
 
     /// The client (its configuration: endpoint, model, sampling, timeout, retries).
     pub fn client(&self) -> &LlmClient {
-        &self.client
+        &self.shell.transport
     }
 
     /// The fallback policy.
@@ -90,6 +93,7 @@ impl<At, F> LlmSeat<At, F> {
 
     /// Forgets the episode; `keep_calls` keeps a call log for the replay.
     pub fn reset(&mut self, keep_calls: bool) {
+        self.shell.reset();
         self.stats = LlmStats::default();
         self.keep_calls = keep_calls;
         self.calls.clear();
@@ -119,11 +123,15 @@ impl<At, F> LlmSeat<At, F> {
         At: Clone,
     {
         let decision = self.stats.decisions;
-        let log = self.keep_calls.then_some(&mut self.scratch);
-        let answer = self.client.decide(messages, parse, &mut self.stats, log);
+        let (stats, log) = (&mut self.stats, self.keep_calls.then_some(&mut self.scratch));
+        // The shell: the transport answers (within its attempts), an answer is kept when there
+        // is one, and a decision without one is counted and handed to the fallback (`None`).
+        let answer = self.shell.decide(|client| client.decide(messages, parse, stats, log), |a| a.map(Some), || None);
+        let faults = self.shell.faults();
+        debug_assert_eq!((faults.decisions, faults.illegal), (self.stats.decisions, self.stats.fallbacks));
         for call in self.scratch.drain(..) {
             self.calls.push(LlmCall {
-                seat: self.seat,
+                seat: self.shell.seat as u32,
                 at: at.clone(),
                 decision,
                 prompt_version: self.prompt_version,

@@ -17,7 +17,7 @@ pub struct SeatFaults {
 }
 
 /// An outside seat: its transport `T` and the episode's faults.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct SeatShell<T> {
     /// The seat.
     pub seat: usize,
