@@ -67,27 +67,35 @@ def worker_bin() -> str:
     return str(path)
 
 
-@pytest.fixture
-def workers(nats, tmp_path):
+def start_workers(url, tmp_path, extra_env=None):
     """Two worker processes on the server, each with the test policies on its PYTHONPATH."""
-    url, _ = nats
     procs = []
     for i in range(2):
         log = open(tmp_path / f"worker{i}.log", "w")
         metrics = f"127.0.0.1:{free_port()}"
         proc = subprocess.Popen(
             [worker_bin(), "--nats-url", url, "--metrics-listen", metrics],
-            env=dict(os.environ, **ENV),
+            env=dict(os.environ, **ENV, **(extra_env or {})),
             stdout=log,
             stderr=subprocess.STDOUT,
         )
         proc.metrics = f"http://{metrics}/metrics"
         procs.append(proc)
-    yield procs
+    return procs
+
+
+def stop_workers(procs):
     for p in procs:
         p.terminate()
     for p in procs:
         p.wait(30)
+
+
+@pytest.fixture
+def workers(nats, tmp_path):
+    procs = start_workers(nats[0], tmp_path)
+    yield procs
+    stop_workers(procs)
 
 
 def episodes_played(worker) -> float:
@@ -142,3 +150,35 @@ def test_submit_refuses_an_unimportable_module_before_publishing(tmp_path, nats)
     assert "ModuleNotFoundError" in p.stderr, p.stderr
     # Nothing was published: the server holds no message in any stream.
     assert stream_messages(monitor) == 0
+
+
+@pytest.mark.parametrize(
+    "seat,message",
+    [
+        ("python:seat_policies:Raises", "seat_policies:Raises raised ValueError: no plan for night three"),
+        ("python:seat_policies:Sleeps", "gave no answer within 0.5 s"),
+    ],
+)
+def test_a_failing_python_seat_on_the_fleet_fails_its_jobs_only(tmp_path, nats, seat, message):
+    url, _ = nats
+    procs = start_workers(url, tmp_path, {"SIMFLEET_PYTHON_TIMEOUT": "0.5"})
+    try:
+        s = sweep(tmp_path, seat, count=20)
+        out = tmp_path / "fleet.jsonl"
+        p = subprocess.run(
+            [coordinator_bin(), "submit", str(s), "--watch", "--out", str(out), "--quiet", "--nats-url", url],
+            env=dict(os.environ, **ENV),
+            capture_output=True,
+            text=True,
+            timeout=DEADLINE,
+        )
+        assert p.returncode != 0
+        failed = [l for l in (p.stdout + p.stderr).splitlines() if l.strip().startswith("job ")]
+        assert len(failed) == 2, p.stdout + p.stderr
+        assert all(f"policy_error in policy_set[0] = {seat}" in l and message in l for l in failed), failed
+        # Nothing else is lost, and the workers go on.
+        rows = [json.loads(l) for l in out.read_text().splitlines()]
+        assert sorted(r["seed"] for r in rows if r["policy_set"] == "scripted") == list(range(20))
+        assert all(w.poll() is None for w in procs), "a worker died"
+    finally:
+        stop_workers(procs)
