@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{ensure, Context};
 use clap::Parser;
-use coordinator::arena::{self, ArenaConfig};
+use coordinator::arena::{self, ArenaConfig, RateLimits};
 use serde_json::{json, Value};
 
 /// Arena throughput on loopback.
@@ -130,7 +130,9 @@ fn main() -> anyhow::Result<()> {
     let listener = rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))?;
     let base = format!("http://{}", listener.local_addr()?);
     let games = args.clients / args.agents * args.games_each;
-    let config = ArenaConfig { admin_token: None, max_games: games.max(1) };
+    // Every simulated client is on 127.0.0.1: the per-address limits would measure themselves.
+    let unlimited = RateLimits { games_per_minute: 0, registrations_per_minute: 0 };
+    let config = ArenaConfig { admin_token: None, max_games: games.max(1), rate_limits: unlimited };
     rt.spawn(arena::serve(listener, config, std::future::pending()));
 
     // Setup, not timed: every game created, its agents registered and started.

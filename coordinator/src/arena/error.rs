@@ -16,6 +16,8 @@ use simfleet::games::trolley::TrolleyError;
 pub struct ApiError {
     status: StatusCode,
     body: ErrorBody,
+    /// `Retry-After` seconds (a rate limit's refusal).
+    retry_after: Option<u64>,
 }
 
 impl ApiError {
@@ -27,6 +29,23 @@ impl ApiError {
             body: ErrorBody {
                 error: ErrorDetail { kind: kind.kind(), message: format!("bad query string: {detail}") },
             },
+            retry_after: None,
+        }
+    }
+
+    /// A client over a rate limit (429 `rate_limited`), to retry after `seconds`.
+    pub fn rate_limited(what: &str, per_minute: u32, seconds: u64) -> ApiError {
+        ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            body: ErrorBody {
+                error: ErrorDetail {
+                    kind: "rate_limited",
+                    message: format!(
+                        "this address {what} more than {per_minute} times a minute; retry after {seconds} s"
+                    ),
+                },
+            },
+            retry_after: Some(seconds),
         }
     }
 }
@@ -45,13 +64,17 @@ pub fn status_of(e: &TrolleyError) -> StatusCode {
 
 impl From<TrolleyError> for ApiError {
     fn from(e: TrolleyError) -> ApiError {
-        ApiError { status: status_of(&e), body: ErrorBody::from(&e) }
+        ApiError { status: status_of(&e), body: ErrorBody::from(&e), retry_after: None }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status, Json(self.body)).into_response()
+        let mut response = (self.status, Json(self.body)).into_response();
+        if let Some(seconds) = self.retry_after {
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
+        }
+        response
     }
 }
 

@@ -6,6 +6,7 @@
 //! one rule or view of the trolley module under the game's lock: validation and state changes
 //! belong to the rules.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,7 +15,7 @@ use super::dto::responses::{Registered, Started};
 use super::dto::view::{scoreboard, OpenActionsView, RoundRecord, ScoreEntry, StateView};
 use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{Query, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -24,6 +25,7 @@ use simfleet::games::trolley::{GameStatus, TrolleyState};
 use super::body::{self, CreateGameBody, RegisterBody};
 use super::error::{ApiError, ApiResult};
 use super::game::ArenaGame;
+use super::limit::retry_after_seconds;
 use super::routes::GameId;
 use super::view::{self, GameView};
 use super::Arena;
@@ -37,7 +39,14 @@ pub async fn health() -> Json<Value> {
 }
 
 /// `POST /api/games` → 201 Game.
-pub async fn create_game(State(arena): State<Arc<Arena>>, bytes: Bytes) -> ApiResult<(StatusCode, Json<GameView>)> {
+pub async fn create_game(
+    State(arena): State<Arc<Arena>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    bytes: Bytes,
+) -> ApiResult<(StatusCode, Json<GameView>)> {
+    arena.creations.take(peer.ip(), Instant::now()).map_err(|wait| {
+        ApiError::rate_limited("created games", arena.creations.per_minute(), retry_after_seconds(wait))
+    })?;
     let new = body::parse_optional::<CreateGameBody>(&bytes)?.resolve()?;
     let seed = new.seed.unwrap_or_else(|| arena.ids.next_u64());
     let mut events = Vec::new();
@@ -97,9 +106,13 @@ pub async fn get_game(State(arena): State<Arc<Arena>>, GameId(id): GameId) -> Ap
 /// `POST …/agents/register` → 201 `{game_id, agent_id, seat, token}`.
 pub async fn register(
     State(arena): State<Arc<Arena>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     GameId(id): GameId,
     bytes: Bytes,
 ) -> ApiResult<(StatusCode, Json<Registered>)> {
+    arena.registrations.take(peer.ip(), Instant::now()).map_err(|wait| {
+        ApiError::rate_limited("registered agents", arena.registrations.per_minute(), retry_after_seconds(wait))
+    })?;
     let body = body::parse::<RegisterBody>(&bytes);
     arena.with_game(&id, |game, now| {
         let body = body?;

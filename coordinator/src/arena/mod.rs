@@ -16,6 +16,7 @@
 //!   nothing of the arena but the rules.
 //! - `body.rs`: request bodies; `view.rs`: the Game shape and the views' clock fields;
 //!   `error.rs`: error responses; `auth.rs`: bearer tokens; `ids.rs`: ids, tokens, seeds.
+//! - `limit.rs`: per-client rate limits on creating games and registering agents.
 //! - `game.rs`: `ArenaGame`, a game with its tokens, feed and clocks;
 //!   `store.rs`: the games, `--max-games` and eviction; `ticker.rs`: deadlines.
 //! - `clock.rs`: RFC 3339 times; `openapi.rs`: serves the document.
@@ -39,6 +40,7 @@ mod error;
 mod game;
 mod handlers;
 mod ids;
+mod limit;
 mod openapi;
 mod routes;
 mod store;
@@ -53,6 +55,7 @@ use axum::serve::ListenerExt;
 use tokio::net::TcpListener;
 
 pub use auth::admin_token_from_env;
+pub use limit::RateLimits;
 pub use routes::{router, routes};
 pub use ticker::TICK;
 
@@ -68,11 +71,13 @@ pub struct ArenaConfig {
     pub admin_token: Option<String>,
     /// The most games kept in memory (`--max-games`, default 1000).
     pub max_games: usize,
+    /// Per-client limits on creating games and registering agents.
+    pub rate_limits: RateLimits,
 }
 
 impl Default for ArenaConfig {
     fn default() -> ArenaConfig {
-        ArenaConfig { admin_token: None, max_games: 1000 }
+        ArenaConfig { admin_token: None, max_games: 1000, rate_limits: RateLimits::default() }
     }
 }
 
@@ -82,6 +87,8 @@ pub struct Arena {
     store: Arc<Store>,
     ids: IdSource,
     admin_token: Option<String>,
+    creations: limit::Limiter,
+    registrations: limit::Limiter,
 }
 
 impl Arena {
@@ -91,6 +98,8 @@ impl Arena {
             store: Arc::new(Store::new(config.max_games)),
             ids: IdSource::default(),
             admin_token: config.admin_token,
+            creations: limit::Limiter::new(config.rate_limits.games_per_minute),
+            registrations: limit::Limiter::new(config.rate_limits.registrations_per_minute),
         })
     }
 
@@ -119,7 +128,9 @@ pub async fn serve(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let served = axum::serve(listener, router(arena)).with_graceful_shutdown(shutdown).await;
+    // The peer's address (the rate limits' client) reaches handlers as `ConnectInfo`.
+    let app = router(arena).into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let served = axum::serve(listener, app).with_graceful_shutdown(shutdown).await;
     ticker.abort();
     served
 }

@@ -3,11 +3,15 @@
 
 use std::time::Duration;
 
-use coordinator::arena::{self, ArenaConfig};
+use coordinator::arena::{self, ArenaConfig, RateLimits};
 use serde_json::{json, Value};
 use simfleet_tests::wait_until;
 
 pub(super) const ADMIN: &str = "admin-secret";
+
+/// No per-client limits: the contract and lifecycle tests create games and register agents far
+/// faster than any one client may by default (`protection.rs` tests the limits).
+pub(super) const UNLIMITED: RateLimits = RateLimits { games_per_minute: 0, registrations_per_minute: 0 };
 
 /// A running arena; stops when dropped.
 pub(super) struct Arena {
@@ -29,7 +33,7 @@ impl Arena {
     }
 
     pub(super) fn open() -> Arena {
-        Arena::start(ArenaConfig { admin_token: None, max_games: 100 })
+        Arena::start(ArenaConfig { admin_token: None, max_games: 100, rate_limits: UNLIMITED })
     }
 
     pub(super) fn client(&self) -> Client {

@@ -238,7 +238,7 @@ fn set_up(client: &Client, fixture: Fixture) -> (String, Vec<Player>, Option<Str
 #[test]
 fn each_field_alone_is_accepted_exactly_when_the_schema_accepts_it() {
     let doc = document();
-    let arena = Arena::start(ArenaConfig { admin_token: None, max_games: 100_000 });
+    let arena = Arena::start(ArenaConfig { admin_token: None, max_games: 100_000, rate_limits: UNLIMITED });
     let client = arena.client();
     let mut checked = 0;
     for (path, schema) in
@@ -334,7 +334,7 @@ fn every_operation_keeps_its_contract() {
         .collect();
     let any_case = proptest::strategy::Union::new_weighted(strategies);
 
-    let arena = Arena::start(ArenaConfig { admin_token: None, max_games: 100_000 });
+    let arena = Arena::start(ArenaConfig { admin_token: None, max_games: 100_000, rate_limits: UNLIMITED });
     let client = arena.client();
     let cases = std::env::var("ARENA_CONTRACT_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(1500);
     // A fixed seed: the same 1500 requests every run, so that the coverage asserted below holds

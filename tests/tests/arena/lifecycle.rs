@@ -76,7 +76,7 @@ pub(super) fn deadlines_skip_and_force_resolutions() {
 
 #[test]
 pub(super) fn a_full_arena_evicts_the_oldest_ended_game_or_refuses() {
-    let arena = Arena::start(ArenaConfig { admin_token: None, max_games: 2 });
+    let arena = Arena::start(ArenaConfig { admin_token: None, max_games: 2, rate_limits: UNLIMITED });
     let client = arena.client();
     let (a, _) = client.game(3, json!({ "max_rounds": 1, "round_pause_seconds": null }), true);
     let b = client.create(json!({}));

@@ -9,5 +9,6 @@ mod contract;
 mod game;
 mod lifecycle;
 mod openapi;
+mod protection;
 mod races;
 mod refusals;

@@ -39,7 +39,7 @@ fn the_served_openapi_document_is_the_file_and_lists_every_route() {
 /// Checks `value` against an OpenAPI schema of `doc` (the subset the document uses: `$ref`,
 /// `anyOf`, `allOf`, `const`, `enum`, `type`, `properties`/`required`/`additionalProperties`,
 /// `items`).
-fn conforms(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+pub(super) fn conforms(doc: &Value, schema: &Value, value: &Value, at: &str) -> Result<(), String> {
     if let Some(r) = schema["$ref"].as_str() {
         let name = r.rsplit('/').next().unwrap();
         return conforms(doc, &doc["components"]["schemas"][name], value, &format!("{at}<{name}>"));

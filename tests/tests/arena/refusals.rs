@@ -54,7 +54,7 @@ pub(super) const MALFORMED: &str = "malformed_body";
 
 #[test]
 pub(super) fn every_refusal_has_its_status_and_kind() {
-    let arena = Arena::start(ArenaConfig { admin_token: Some(ADMIN.into()), max_games: 100 });
+    let arena = Arena::start(ArenaConfig { admin_token: Some(ADMIN.into()), max_games: 100, rate_limits: UNLIMITED });
     let client = arena.client();
     let no_clocks =
         json!({ "phase_deadline_seconds": null, "decision_deadline_seconds": null, "round_pause_seconds": null });
