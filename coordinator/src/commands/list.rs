@@ -185,6 +185,11 @@ pub fn listing(games: &[GameKind]) -> String {
         for e in &g.policies {
             let _ = writeln!(out, "    {:width$}  {}", e.name, e.about);
         }
+        let _ = writeln!(
+            out,
+            "    {:width$}  python:package.module:Class[?key=value]: a Python policy, run in a host process (docs/python.md)",
+            "python"
+        );
         if !g.stats.is_empty() {
             let _ = writeln!(out, "  stats: {}", g.stats.join(", "));
         }
