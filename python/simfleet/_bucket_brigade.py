@@ -14,6 +14,7 @@ import pettingzoo
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
+from ._contract import episode_seed as _seed
 from ._native import BucketBrigadeCore, BucketBrigadePolicy, engine_version
 
 GAME = "bucket_brigade"
@@ -56,11 +57,6 @@ def _agents_of(scenario: str) -> int:
     return BucketBrigadeCore.agents_of(scenario)
 
 
-def _seed(seed, rng: np.random.Generator | None = None) -> int:
-    if seed is not None:
-        return int(seed)
-    rng = rng or np.random.default_rng()
-    return int(rng.integers(0, 2**63))
 
 
 class ParallelEnv(pettingzoo.ParallelEnv):

@@ -68,21 +68,19 @@ def action_space(info: dict) -> spaces.Discrete:
     return spaces.Discrete(ACTIONS)
 
 
-def blank_observation(info: dict) -> dict:
-    """What an agent observes before its first decision: zeros."""
-    return {k: np.zeros(s.shape, dtype=s.dtype) for k, s in observation_space(info).items()}
 
-
-def observation(d: dict) -> dict:
-    return _contract.observation(d)
-
-
-def action_json(action) -> object:
-    return action.item() if hasattr(action, "item") else action
 
 
 def action_of(d) -> int:
     return int(d)
+
+
+def blank_observation(info: dict) -> dict:
+    return _contract.blank(observation_space(info))
+
+
+observation = _contract.observation
+action_json = _contract.action_json
 
 
 def single_agent_env(scenario: str | None = None, team=None, **fields):

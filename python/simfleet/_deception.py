@@ -15,6 +15,7 @@ import string
 import numpy as np
 from gymnasium import spaces
 
+from . import _contract
 from ._native import scenario_json
 
 GAME = "deception"
@@ -25,7 +26,6 @@ ACTIONS = ("discuss", "accuse", "defend", "propose_vote", "pass", "vote", "absta
 CHARSET = string.printable
 #: The most characters of a text parameter (the rules' limit).
 MAX_TEXT = 500
-_ARRAYS = ("seat", "role", "phase", "tick", "round", "speaker", "alive", "revealed", "legal_actions", "legal_targets")
 
 
 def scenario_info(scenario: str) -> dict:
@@ -70,35 +70,20 @@ def action_space(info: dict) -> spaces.Dict:
     )
 
 
-def blank_observation(info: dict) -> dict:
-    """What an agent observes before its first decision: zeros and an empty transcript."""
-    space = observation_space(info)
-    obs = {k: np.zeros(s.shape, dtype=np.uint8) for k, s in space.items() if k != "transcript"}
-    obs["transcript"] = ""
-    return obs
 
-
-def observation(d: dict) -> dict:
-    """The engine's observation JSON as the space's values."""
-    obs = {k: np.asarray(d[k], dtype=np.uint8) for k in _ARRAYS}
-    obs["transcript"] = d["transcript"]
-    return obs
-
-
-def action_json(action) -> object:
-    """An action of the space as the engine reads it (anything else is passed on as it is,
-    and the engine handles it as an answer outside the space: the seat's fallback decides)."""
-    if not isinstance(action, dict):
-        return action.tolist() if hasattr(action, "tolist") else action
-    out = {}
-    for k, v in action.items():
-        out[k] = v.item() if hasattr(v, "item") else v
-    return out
 
 
 def action_of(d: dict) -> dict:
     """An action JSON from the engine as the space's values."""
     return {"action": int(d["action"]), "target": int(d["target"]), "message": d["message"], "reasoning": d["reasoning"]}
+
+
+def blank_observation(info: dict) -> dict:
+    return _contract.blank(observation_space(info))
+
+
+observation = _contract.observation
+action_json = _contract.action_json
 
 
 def single_agent_env(scenario: str | None = None, team=None, **fields):

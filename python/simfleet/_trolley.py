@@ -15,6 +15,7 @@ import sys
 import numpy as np
 from gymnasium import spaces
 
+from . import _contract
 from ._native import scenario_json
 
 GAME = "trolley"
@@ -26,7 +27,6 @@ DECISIONS = ("save_majority", "save_minority")
 CHARSET = string.printable
 #: The most characters of an argument (the rules' limit).
 MAX_TEXT = 500
-_ARRAYS = ("seat", "round", "phase", "role", "operator", "roles", "scores", "acted", "legal_actions")
 
 
 def scenario_info(scenario: str) -> dict:
@@ -68,31 +68,20 @@ def action_space(info: dict) -> spaces.Dict:
     )
 
 
-def blank_observation(info: dict) -> dict:
-    """What an agent observes before its first decision: zeros and an empty transcript."""
-    space = observation_space(info)
-    obs = {k: np.zeros(s.shape, dtype=np.uint8) for k, s in space.items() if k != "transcript"}
-    obs["transcript"] = ""
-    return obs
 
-
-def observation(d: dict) -> dict:
-    """The engine's observation JSON as the space's values."""
-    obs = {k: np.asarray(d[k], dtype=np.uint8) for k in _ARRAYS}
-    obs["transcript"] = d["transcript"]
-    return obs
-
-
-def action_json(action) -> object:
-    """An action of the space as the engine reads it."""
-    if not isinstance(action, dict):
-        return action.tolist() if hasattr(action, "tolist") else action
-    return {k: (v.item() if hasattr(v, "item") else v) for k, v in action.items()}
 
 
 def action_of(d: dict) -> dict:
     """An action JSON from the engine as the space's values."""
     return {"action": int(d["action"]), "decision": int(d["decision"]), "text": d["text"]}
+
+
+def blank_observation(info: dict) -> dict:
+    return _contract.blank(observation_space(info))
+
+
+observation = _contract.observation
+action_json = _contract.action_json
 
 
 def single_agent_env(scenario: str | None = None, team=None, **fields):

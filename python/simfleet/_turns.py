@@ -13,17 +13,10 @@ from __future__ import annotations
 import json
 
 import gymnasium
-import numpy as np
 import pettingzoo
 
+from ._contract import episode_seed as _seed
 from ._native import TurnCore, engine_version
-
-
-def _seed(seed, rng: np.random.Generator | None = None) -> int:
-    if seed is not None:
-        return int(seed)
-    rng = rng or np.random.default_rng()
-    return int(rng.integers(0, 2**63))
 
 
 class TurnEnv(pettingzoo.AECEnv):
