@@ -842,16 +842,24 @@ def dockerfile() -> str:
             errors.append(f"target/release/{b} is not a binary of the built packages")
     if "--locked" not in text:
         errors.append("cargo build without --locked")
+    errors += worker_runtime_errors(text)
+    if errors:
+        fail("; ".join(errors))
+    return f"{copies} COPY sources, packages {', '.join(built)}"
+
+
+def worker_runtime_errors(text: str) -> list[str]:
+    """What a worker image's runtime (last) stage must do: listen for metrics on every
+    interface, run as uid 65532, EXPOSE 9464."""
     last = text[text.rfind("\nFROM "):]
+    errors = []
     if "SIMFLEET_WORKER__METRICS_LISTEN=0.0.0.0:9464" not in last:
         errors.append("the runtime stage does not set SIMFLEET_WORKER__METRICS_LISTEN=0.0.0.0:9464")
     if not re.search(r"\nUSER\s+65532", last):
         errors.append("the runtime stage does not run as uid 65532")
     if not re.search(r"\nEXPOSE\s+9464", last):
         errors.append("the runtime stage does not EXPOSE 9464")
-    if errors:
-        fail("; ".join(errors))
-    return f"{copies} COPY sources, packages {', '.join(built)}"
+    return errors
 
 
 def python_dockerfile() -> str:
@@ -888,17 +896,14 @@ def python_dockerfile() -> str:
             if r.returncode != 0:
                 errors.append(f"{policies}/{m}.py does not import: {r.stderr.strip().splitlines()[-1]}")
     last = text[text.rfind("\nFROM "):]
-    for needed in ("PYTHONPATH=/opt/policies", "SIMFLEET_PYTHON=python3", "SIMFLEET_WORKER__METRICS_LISTEN=0.0.0.0:9464"):
+    for needed in ("PYTHONPATH=/opt/policies", "SIMFLEET_PYTHON=python3"):
         if needed not in last:
             errors.append(f"the runtime stage does not set {needed}")
     if "COPY ${POLICIES} /opt/policies" not in last:
         errors.append("the runtime stage does not copy ${POLICIES} to /opt/policies")
     if "numpy" not in last:
         errors.append("the runtime stage does not install numpy (the host's python: observations are numpy arrays)")
-    if not re.search(r"\nUSER\s+65532", last):
-        errors.append("the runtime stage does not run as uid 65532")
-    if not re.search(r"\nEXPOSE\s+9464", last):
-        errors.append("the runtime stage does not EXPOSE 9464")
+    errors += worker_runtime_errors(text)
     if errors:
         fail("; ".join(errors))
     return f"policies {policies} ({len(modules)} modules import)"
