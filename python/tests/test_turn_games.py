@@ -128,7 +128,7 @@ def test_an_action_outside_the_space_is_refused_from_python(game):
 
 
 @by_name
-def test_a_python_seat_plays_deterministically(game, tmp_path, coordinator):
+def test_a_python_seat_plays_deterministically_and_replays(game, tmp_path, coordinator):
     s = sweep_file(tmp_path, game.name, game.seat_scenario, [game.seat] + game.seat_mates, 20, "py", per_job=10)
     coordinator("run", s, "--out", tmp_path / "a.jsonl", "--quiet", env=ENV)
     coordinator("run", s, "--out", tmp_path / "b.jsonl", "--quiet", "--threads", "1", env=ENV)
@@ -142,6 +142,12 @@ def test_a_python_seat_plays_deterministically(game, tmp_path, coordinator):
         if "invalid_actions" in r["stats"]:
             # Its answers were the rules' too.
             assert r["stats"]["invalid_actions"][0] == 0
+    # `replay` reproduces one of its episodes.
+    out = tmp_path / "ep.json"
+    coordinator("replay", s, "--scenario", game.seat_scenario, "--policy-set", "team", "--seed", 7, "--out", out, env=ENV)
+    replayed = json.loads(out.read_text())["record"]
+    played = next(r for r in rows if r["seed"] == 7)
+    assert (replayed["trajectory_hash"], replayed["stats"]["outside"]) == (played["trajectory_hash"], played["stats"]["outside"])
 
 
 @by_name
