@@ -157,3 +157,16 @@ def test_answers_outside_the_space_fall_back_and_are_counted(game, tmp_path, coo
     for line in (tmp_path / "a.jsonl").read_text().splitlines():
         seat = json.loads(line)["stats"]["outside"]["0"]
         assert seat["illegal"] == seat["decisions"] > 0
+
+
+@by_name
+def test_a_reset_mid_episode_starts_the_new_episode_afresh(game):
+    scenario, team, _ = game.identity[0]
+    agents = ["agent"] * len(team)
+    env, fresh = simfleet.make(game.name, scenario, team=agents), simfleet.make(game.name, scenario, team=agents)
+    env.reset(seed=3)
+    for _ in range(5):
+        env.step(env.policy(team[int(env.agent_selection.removeprefix("seat_"))], env.agent_selection).act(None))
+    # Abandoned mid-episode: the engine thread drops it and plays the next seed from its start.
+    assert play_with_builtin_policies(env, team, 5) == play_with_builtin_policies(fresh, team, 5)
+    del env  # the engine thread ends with its environment, mid-episode or not
