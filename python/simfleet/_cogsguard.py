@@ -8,14 +8,12 @@ one after another in seat order, each seeing the world before the tick.
 
 from __future__ import annotations
 
-import json
 import sys
 
 import numpy as np
 from gymnasium import spaces
 
 from . import _contract
-from ._native import scenario_json
 
 GAME = "cogsguard"
 #: What a seat not named ``"agent"`` plays in the single-seat Gymnasium env by default.
@@ -25,12 +23,6 @@ VIEW = 11
 VIBES = 7
 
 
-def scenario_info(scenario: str) -> dict:
-    return json.loads(scenario_json(GAME, scenario))
-
-
-def agents_of(info: dict) -> int:
-    return int(info["num_agents"])
 
 
 def observation_space(info: dict) -> spaces.Dict:

@@ -5,8 +5,12 @@ A list of integers is a ``uint8`` array (nested lists: a 2-D one); ``{"dtype": D
 an array of dtype ``D`` (for counters wider than a byte); a string stays a ``str``.
 """
 
+import json
+
 import numpy as np
 from gymnasium import spaces
+
+from ._native import scenario_json
 
 
 def value(v):
@@ -44,3 +48,8 @@ def episode_seed(seed, rng: np.random.Generator | None = None) -> int:
         return int(seed)
     rng = rng or np.random.default_rng()
     return int(rng.integers(0, 2**63))
+
+
+def scenario_info(game: str, scenario: str) -> dict:
+    """The resolved scenario of `game` (every field, as the game validated it)."""
+    return json.loads(scenario_json(game, scenario))

@@ -9,14 +9,12 @@ An observation is public state as codes and the ``transcript``, the game's histo
 
 from __future__ import annotations
 
-import json
 import string
 
 import numpy as np
 from gymnasium import spaces
 
 from . import _contract
-from ._native import scenario_json
 
 GAME = "deception"
 #: What a seat not named ``"agent"`` plays in the single-seat Gymnasium env by default.
@@ -28,12 +26,6 @@ CHARSET = string.printable
 MAX_TEXT = 500
 
 
-def scenario_info(scenario: str) -> dict:
-    return json.loads(scenario_json(GAME, scenario))
-
-
-def agents_of(info: dict) -> int:
-    return int(info["num_agents"])
 
 
 def observation_space(info: dict) -> spaces.Dict:

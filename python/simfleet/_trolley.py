@@ -8,7 +8,6 @@ save_minority 1). Fields an action does not use are ignored.
 
 from __future__ import annotations
 
-import json
 import string
 import sys
 
@@ -16,7 +15,6 @@ import numpy as np
 from gymnasium import spaces
 
 from . import _contract
-from ._native import scenario_json
 
 GAME = "trolley"
 #: What a seat not named ``"agent"`` plays in the single-seat Gymnasium env by default.
@@ -29,12 +27,6 @@ CHARSET = string.printable
 MAX_TEXT = 500
 
 
-def scenario_info(scenario: str) -> dict:
-    return json.loads(scenario_json(GAME, scenario))
-
-
-def agents_of(info: dict) -> int:
-    return int(info["num_agents"])
 
 
 def observation_space(info: dict) -> spaces.Dict:

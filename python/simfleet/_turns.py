@@ -16,6 +16,7 @@ import gymnasium
 import pettingzoo
 
 from ._contract import episode_seed as _seed
+from ._contract import scenario_info
 from ._native import TurnCore, engine_version
 
 
@@ -31,9 +32,9 @@ class TurnEnv(pettingzoo.AECEnv):
         self._game = game
         self.metadata = {"name": f"simfleet_{game.GAME}_v0", "render_modes": [], "is_parallelizable": False}
         self.scenario = scenario
-        self.info = game.scenario_info(scenario)
+        self.info = scenario_info(game.GAME, scenario)
         if team is None:
-            team = ["agent"] * game.agents_of(self.info)
+            team = ["agent"] * int(self.info["num_agents"])
         self.team = list(team)
         self._core = TurnCore(game.GAME, scenario, self.team)
         self.possible_agents = [f"seat_{i}" for i in self._core.agent_seats]
@@ -139,9 +140,9 @@ class SingleAgentEnv(gymnasium.Env):
     metadata = {"render_modes": []}
 
     def __init__(self, game, scenario: str, team=None):
-        info = game.scenario_info(scenario)
+        info = scenario_info(game.GAME, scenario)
         if team is None:
-            team = ["agent"] + [game.DEFAULT_TEAMMATE] * (game.agents_of(info) - 1)
+            team = ["agent"] + [game.DEFAULT_TEAMMATE] * (int(info["num_agents"]) - 1)
         self._env = TurnEnv(game, scenario, team)
         if len(self._env.possible_agents) != 1:
             raise ValueError(f"a Gymnasium env needs exactly one \"agent\" seat, the team has {len(self._env.possible_agents)}")
