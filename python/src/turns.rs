@@ -84,7 +84,7 @@ impl Transport for ChannelSeat {
         }
     }
 
-    fn serves_builtins(&self) -> bool {
+    fn environment(&self) -> bool {
         true
     }
 }

@@ -4,8 +4,9 @@
 //! observation, the transport answers, the game checks the answer's legality, and an illegal
 //! answer is replaced by the seat's fallback and counted. A seat kind supplies only its
 //! transport ([`Transport`]): [`python_host::PythonHost`] for `python:package.module:Class`
-//! seats, and a Python environment's channels for its `"agent"` seats. (`llm` seats keep their
-//! own shell in `crate::llm::seat`, the first form of this one.)
+//! seats, and a Python environment's channels for its `"agent"` seats; `llm` seats
+//! (`crate::llm::seat`) use the shell over their model client, whose attempts are their own.
+//! A game adds only its contract (observation and action as JSON) and its fallback.
 //!
 //! A transport that fails (the policy raised, gave no answer in time, or its process died)
 //! fails the job: [`fail`] unwinds with the [`JobError`], which the runner's `catch_unwind`
@@ -19,7 +20,7 @@ pub mod shell;
 pub mod transport;
 
 pub use python_host::{PythonHost, PythonSeat};
-pub use shell::{add_faults, SeatFaults, SeatShell};
+pub use shell::{add_faults, Builtins, SeatFaults, SeatShell};
 pub use transport::{seat_seed, transport_for, AgentSeats, Transport};
 
 /// Unwinds out of the engine with `error` as the job's error (no panic message is printed:

@@ -2,9 +2,11 @@
 //! seat's per-episode faults.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use crate::protocol::EpisodeRecord;
+use super::{fail, policy_error, seat_seed, Transport};
+use crate::protocol::{EpisodeRecord, JobError};
+use crate::spec::Spec;
 use crate::stats::{Stats, StatsMap};
 
 /// What went wrong with one seat's answers in an episode (the record's `outside` stat).
@@ -58,6 +60,86 @@ impl<T> SeatShell<T> {
                 fallback()
             }
         }
+    }
+}
+
+impl SeatShell<Box<dyn Transport>> {
+    /// Starts the episode of `seed`: forgets the last one's faults and gives the agent the
+    /// seat's seed ([`seat_seed`]). A transport that fails fails the job ([`fail`]).
+    pub fn start(&mut self, seed: u64) {
+        self.reset();
+        let s = seat_seed(seed, self.seat);
+        self.transport.reset(s).unwrap_or_else(|e| fail(e));
+    }
+
+    /// The agent's answer to `obs` (the game's contract JSON). A Python environment may first
+    /// ask what a built-in policy would choose (`{"builtin": "<spec>"}`): `builtin(spec)` gives
+    /// that choice as the contract's action JSON, the agent gets it as
+    /// `{"policy_action": ...}` and then answers for real. A transport that fails fails the job.
+    pub fn ask(&mut self, obs: Value, builtin: impl FnOnce(&str) -> Value) -> Value {
+        let answer = self.transport.act(obs).unwrap_or_else(|e| fail(e));
+        if !self.transport.environment() {
+            return answer;
+        }
+        match answer.get("builtin").and_then(Value::as_str) {
+            Some(spec) => {
+                let reply = json!({"policy_action": builtin(spec)});
+                self.transport.act(reply).unwrap_or_else(|e| fail(e))
+            }
+            None => answer,
+        }
+    }
+
+    /// The episode's faults as the record counts them: a `python:` seat's; none for a Python
+    /// environment's seat.
+    pub fn recorded_faults(&self) -> Option<SeatFaults> {
+        (!self.transport.environment()).then_some(self.faults)
+    }
+}
+
+/// The built-in policies `P` a Python environment asked one outside seat to decide with, by
+/// spec, each kept for the job (their memory is the episode's, as in a sweep: reset them with
+/// the episode).
+#[derive(Debug)]
+pub struct Builtins<P> {
+    seat: usize,
+    /// The seat's own spec, for errors.
+    owner: String,
+    made: Vec<(String, P)>,
+}
+
+impl<P> Builtins<P> {
+    /// None yet, for seat `seat` whose spec is `owner`.
+    pub fn new(seat: usize, owner: &Spec) -> Builtins<P> {
+        Builtins { seat, owner: owner.to_string(), made: Vec::new() }
+    }
+
+    /// The built-in of `spec`, made by `make` on first use; a spec that does not parse or make
+    /// a policy fails the job with a `policy_error` naming the seat.
+    pub fn get(&mut self, spec: &str, make: impl FnOnce(usize, &Spec) -> Result<P, JobError>) -> &mut P {
+        let i = match self.made.iter().position(|(s, _)| s == spec) {
+            Some(i) => i,
+            None => {
+                let made = Spec::parse(spec)
+                    .map_err(|e| e.to_string())
+                    .and_then(|parsed| make(self.seat, &parsed).map_err(|e| e.to_string()));
+                let p = made
+                    .unwrap_or_else(|e| fail(policy_error(self.seat, &self.owner, format!("builtin {spec:?}: {e}"))));
+                self.made.push((spec.to_string(), p));
+                self.made.len() - 1
+            }
+        };
+        &mut self.made[i].1
+    }
+
+    /// Every built-in made so far, in order.
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut P> {
+        self.made.iter_mut().map(|(_, p)| p)
+    }
+
+    /// Every built-in made so far, in order.
+    pub fn iter(&self) -> impl Iterator<Item = &P> {
+        self.made.iter().map(|(_, p)| p)
     }
 }
 

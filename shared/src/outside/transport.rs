@@ -36,9 +36,11 @@ pub trait Transport: Debug + Send {
     /// The agent's answer to `obs` (any JSON: the game checks it).
     fn act(&mut self, obs: Value) -> Result<Value, JobError>;
 
-    /// Whether the agent may ask for a built-in policy's choice (`{"builtin": "<spec>"}`), as
-    /// a Python environment does to step with the engine's own policies. A host never may.
-    fn serves_builtins(&self) -> bool {
+    /// Whether this is a Python environment's `"agent"` seat: it may ask for a built-in
+    /// policy's choice (`{"builtin": "<spec>"}`) to step with the engine's own policies, and
+    /// its faults are not the record's (the environment refuses an action outside the space
+    /// before sending it, and a sweep has no such seat). A `python:` host is not.
+    fn environment(&self) -> bool {
         false
     }
 }
