@@ -157,6 +157,7 @@ def test_submit_refuses_an_unimportable_module_before_publishing(tmp_path, nats)
     [
         ("python:seat_policies:Raises", "seat_policies:Raises raised ValueError: no plan for night three"),
         ("python:seat_policies:Sleeps", "gave no answer within 0.5 s"),
+        ("python:seat_policies:Dies", "the host process of seat_policies:Dies died (exit status: 3)"),
     ],
 )
 def test_a_failing_python_seat_on_the_fleet_fails_its_jobs_only(tmp_path, nats, seat, message):

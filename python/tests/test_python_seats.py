@@ -91,6 +91,15 @@ def test_a_policy_that_hangs_is_cut_off(tmp_path, coordinator):
     assert sum(r["policy_set"] == "scripted" for r in records(out)) == 20
 
 
+def test_a_host_process_that_dies_fails_its_jobs_only(tmp_path, coordinator):
+    p, out = failed_run(tmp_path, coordinator, "python:seat_policies:Dies")
+    assert p.returncode != 0
+    failed = [l for l in (p.stdout + p.stderr).splitlines() if l.strip().startswith("job ")]
+    assert len(failed) == 2, p.stderr
+    assert all("the host process of seat_policies:Dies died (exit status: 3)" in l for l in failed), failed
+    assert sum(r["policy_set"] == "scripted" for r in records(out)) == 20
+
+
 def test_a_module_that_cannot_be_imported_is_refused_before_anything_is_played(tmp_path, coordinator):
     p, out = failed_run(tmp_path, coordinator, "python:no_such_module:Policy")
     assert p.returncode != 0

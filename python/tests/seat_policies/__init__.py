@@ -43,6 +43,23 @@ class Raises:
         return [0, 0, 0]
 
 
+class Dies:
+    """Its process exits on night 3, as a crash would end it."""
+
+    def __init__(self, seat):
+        pass
+
+    def reset(self, seed):
+        pass
+
+    def act(self, obs):
+        if obs["night"][0] >= 3:
+            import os
+
+            os._exit(3)
+        return [0, 0, 0]
+
+
 class Sleeps:
     """Never answers in time."""
 
