@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["sweep"],
     &["rebuild", "llm_spend", "rank", "stop", "summary"],
     &["collector", "compare", "llm"],
-    &["arena", "embedded", "fleet", "llm_tally", "report"],
+    &["arena", "embedded", "fleet", "llm_tally", "report", "wasm_tally"],
     &["commands"],
 ];
 

@@ -25,7 +25,7 @@
 //! - [`arena`]: the Trolley Problem Arena's HTTP server.
 //! - [`table`]: the layout of every terminal table; [`progress`]: the progress bars.
 //! - [`llm`]: `llm` seats played in-process: the HTTP(S) transport, concurrent episodes,
-//!   recorded replays; [`llm_tally`]: calls, failures and fallbacks per model cell;
+//!   recorded replays; [`llm_tally`]: calls, failures and fallbacks per model cell; [`wasm_tally`]: faults per `wasm:` entry;
 //!   [`llm_spend`]: prices, the measured spend, and `llm_max_calls` / `llm_max_dollars`.
 
 pub mod arena;
@@ -47,6 +47,7 @@ pub mod stop;
 pub mod summary;
 pub mod sweep;
 pub mod table;
+pub mod wasm_tally;
 
 #[cfg(test)]
 mod function_lengths;

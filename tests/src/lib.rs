@@ -5,6 +5,7 @@
 //!
 //! - [`nats_server`]: [`NatsServer`] (`start`, `start_with_config`, `restart`, `client_url`).
 //! - [`nats_cluster`]: [`NatsCluster`], three servers clustered on loopback; stream leaders.
+//! - [`agents`]: the WebAssembly test agents, built from `tests/agents/` on first use.
 //! - [`coordinator_process`]: [`CoordinatorProcess`], the `coordinator` binary with its stderr.
 //! - [`tls`]: a CA and certificates made at test time; [`logs`]: this process's log lines.
 //! - [`running_worker`]: [`RunningWorker`], `worker::run` in a task; [`test_settings`].
@@ -18,6 +19,7 @@
 //! - [`llm_server`]: a stand-in OpenAI-compatible model server over HTTP or HTTPS;
 //!   [`connect_proxy`]: an HTTP `CONNECT` proxy.
 
+pub mod agents;
 pub mod connect_proxy;
 pub mod coordinator_process;
 pub mod faults;

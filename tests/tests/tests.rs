@@ -65,3 +65,6 @@ mod shards;
 // llm seats end to end against a stand-in model server: CLI, fleet, HTTPS, proxies, failures,
 // calls in flight, replays, promtool.
 mod llm;
+
+// `wasm:` seats: ports byte for byte, adversarial entries, modules through the object store.
+mod wasm;

@@ -108,6 +108,14 @@ pub(crate) async fn handle(
     if !admitted(&ctx, &msg, &job, model_job).await {
         return;
     }
+    match crate::modules::ready(&ctx.js, &job).await {
+        Ok(()) => {}
+        Err(crate::modules::NotReady::Refuse(error)) => return refuse(&ctx, &msg, &job, error).await,
+        Err(crate::modules::NotReady::Retry(why)) => {
+            tracing::warn!(sweep = %job.sweep, index = job.index, error = %why, "giving a job back: its module cannot be fetched yet");
+            return nak(&msg, Some(ctx.nak_delay)).await;
+        }
+    }
     let (sweep, index) = (job.sweep.clone(), job.index);
     let mut claim = ctx.players.queue(Arc::from(job), permit);
     let Some(encoded) = played(&ctx, &msg, &mut claim, stage, model_job, (&sweep, index)).await else { return };

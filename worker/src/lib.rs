@@ -10,7 +10,7 @@
 //! - NATS itself (connection, credentials and TLS, the topology) is `simfleet::nats`, shared
 //!   with the coordinator; [`connect`] names this worker's connection.
 //! - `readiness`: waiting for the topology at start; `intake`: the pull loop, slots and
-//!   shutdown; `schedule`: which sweep gets the next free slot; `job`: one job from delivery to ack; `player`: the play threads; `llm_pool`: the
+//!   shutdown; `schedule`: which sweep gets the next free slot; `job`: one job from delivery to ack; `modules`: a job's `wasm:` modules fetched and compiled before it is queued; `player`: the play threads; `llm_pool`: the
 //!   I/O threads for jobs with `llm` seats; `cancellation`: which sweeps are cancelled;
 //!   `reservation`: a model job's calls reserved against its sweep's `llm_max_calls`.
 //! - [`telemetry`]: metric names, buckets, the recorder, logging; `job_metrics`: recording per
@@ -48,6 +48,7 @@ pub mod job_metrics;
 mod large_result;
 pub mod llm_metrics;
 mod llm_pool;
+mod modules;
 mod player;
 mod readiness;
 mod reservation;

@@ -87,6 +87,8 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     let sweep = Sweep::parse(&definition, &path.display().to_string())?
         .with_collect(args.collect)
         .with_class(priority, args.share);
+    // Stored with its modules named by hash, so that `watch` and `results` read it anywhere.
+    let definition = crate::sweep::modules::portable_definition(&definition, &sweep.module_rewrites);
     if let Some(out) = args.out.as_deref().filter(|_| args.watch) {
         // Another process writing --out would stop the watch: say so before publishing.
         drop(fleet::output_lock::OutputLock::acquire(out)?);

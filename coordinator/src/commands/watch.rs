@@ -77,6 +77,7 @@ pub(super) async fn follow(
         fleet::metrics::await_next_scrape(fleet::metrics::FINAL_SCRAPE_TIMEOUT).await;
     }
     print_report(&report, out)?;
+    print!("{}", crate::wasm_tally::table(&report.definition, out)?);
     // Model calls, failures and fallbacks of the cells with `llm` seats; too many fallbacks fail.
     let models_ok = crate::llm_tally::check(&report.definition, out)?;
     Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })

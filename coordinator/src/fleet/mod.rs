@@ -92,6 +92,21 @@ impl Fleet {
         }
     }
 
+    /// Makes the `wasm:` modules a stored definition names known to this process: fetched from
+    /// the object store, checked against their hashes, compiled (as a worker does), so that the
+    /// definition parses here. Call before parsing a definition read from the KV bucket.
+    pub async fn fetch_modules(&self, definition: &str) -> anyhow::Result<()> {
+        use simfleet::outside::wasm::ModuleCache;
+        for hash in crate::sweep::modules::hashes_in(definition) {
+            if ModuleCache::global().get(&hash).is_some() {
+                continue;
+            }
+            let bytes = simfleet::nats::modules::fetch(&self.js, &hash).await?;
+            ModuleCache::global().insert(&bytes, Some(&hash))?;
+        }
+        Ok(())
+    }
+
     /// Writes the KV entry of a sweep, keeping the later of its publish record and the one the
     /// bucket holds: `submit` and `watch` both rewrite the entry, and a writer holding an older
     /// copy must not move the record back (a resubmission would then publish jobs twice).

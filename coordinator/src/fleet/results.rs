@@ -37,7 +37,10 @@ pub struct ExportReport {
 /// `progress` is set.
 pub async fn export(fleet: &Fleet, id: &str, out: &Path, progress: bool) -> anyhow::Result<ExportReport> {
     let sweep = match fleet.entry(id).await {
-        Ok(entry) => Some(Sweep::parse(&entry.definition, id)?.with_collect(entry.collect)),
+        Ok(entry) => {
+            fleet.fetch_modules(&entry.definition).await?;
+            Some(Sweep::parse(&entry.definition, id)?.with_collect(entry.collect))
+        }
         Err(_) => None,
     };
     let jobs_total = sweep.as_ref().map(Sweep::job_count);

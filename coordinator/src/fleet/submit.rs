@@ -180,6 +180,9 @@ async fn submit_once(
     mode: Mode,
     bar: &ProgressBar,
 ) -> Result<SubmitReport, Interrupted> {
+    // Modules first: a job must never reach a worker before the module it names.
+    let modules: Vec<(&str, &[u8])> = sweep.modules.iter().map(|m| (m.hash.as_str(), &*m.bytes)).collect();
+    simfleet::nats::modules::put(&fleet.js, &modules, fleet.config.replicas).await?;
     let plan = Plan::read(fleet, sweep, mode).await?;
     let (total, previous) = (plan.total, plan.previous.as_ref());
     let mut report = SubmitReport {

@@ -22,6 +22,28 @@ pub(super) struct RawCell {
     collect: Option<Spanned<String>>,
 }
 
+/// Rewrites the `wasm:` seats of `raw`'s policy sets to their modules' hashes
+/// ([`super::modules`]); an error points at the seat.
+pub(super) fn resolve_modules(
+    src: Source<'_>,
+    raw: &mut [Spanned<RawCell>],
+    modules: &mut super::modules::Modules,
+) -> Result<(), SweepError> {
+    for (ci, cell) in raw.iter_mut().enumerate() {
+        for (name, seats) in cell.get_mut().policy_sets.iter_mut() {
+            for (i, seat) in seats.get_mut().iter_mut().enumerate() {
+                let field = format!("cells[{ci}].policy_sets.{}[{i}]", name.get_ref());
+                if let Some(spec) =
+                    modules.resolve(seat.get_ref()).map_err(|e| src.err(Some(seat.span()), Some(field), e))?
+                {
+                    *seat = Spanned::new(seat.span(), spec);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The cells of `[[cells]]` groups `raw` then of `[[rankings]]` sections `rankings`, with the
 /// sweep's defaults; a file with neither is refused.
 pub(super) fn read(

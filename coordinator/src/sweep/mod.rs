@@ -26,6 +26,7 @@ use simfleet::GameKind;
 mod cells;
 mod class;
 mod expand;
+pub mod modules;
 mod parse;
 pub mod prices;
 mod probe;
@@ -112,6 +113,13 @@ pub struct Sweep {
     /// and `llm_max_dollars`; not part of the id.
     #[serde(skip)]
     pub llm_prices: Vec<prices::LlmPrice>,
+    /// The `wasm:` modules its seats name, read from their files ([`modules`]); their hashes
+    /// are in the seats, so in the id.
+    #[serde(skip)]
+    pub modules: Vec<modules::SweepModule>,
+    /// Each `wasm:` seat as written and as jobs carry it ([`modules::portable_definition`]).
+    #[serde(skip)]
+    pub module_rewrites: Vec<(String, String)>,
 }
 
 /// The share of a cell's `llm` decisions that may fall back to the scripted policy before the
@@ -240,10 +248,12 @@ impl Sweep {
     }
 
     /// The stats columns of its records in CSV and Parquet: every stats key of its games, and
-    /// `outside` (the `python:` seats' faults, docs/agents.md) when a cell has such a seat.
+    /// `outside` (the `python:` and `wasm:` seats' faults, docs/agents.md) when a cell has such
+    /// a seat.
     pub fn stat_columns(&self) -> Vec<&'static str> {
         let mut cols = crate::records::stat_columns(&self.games());
-        if self.cells.iter().any(|c| c.policy_set.seats.iter().any(|s| s.starts_with("python:"))) {
+        let has = |prefix: &str| self.cells.iter().any(|c| c.policy_set.seats.iter().any(|s| s.starts_with(prefix)));
+        if has("python:") || has("wasm:") {
             cols.push(OUTSIDE_STAT);
         }
         cols

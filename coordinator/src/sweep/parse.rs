@@ -117,8 +117,13 @@ impl Sweep {
     /// Parses and validates sweep text; `file` names it in errors.
     pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
         let src = Source { text, file };
-        let raw: RawSweep =
+        let mut raw: RawSweep =
             toml::from_str(text).map_err(|e| src.err(e.span(), None, e.message().trim().to_string()))?;
+        let mut modules = super::modules::Modules::new(file);
+        super::cells::resolve_modules(src, &mut raw.cells, &mut modules)?;
+        for (ri, r) in raw.rankings.iter_mut().enumerate() {
+            r.resolve_modules(ri, &mut modules, &|span, field, message| src.err(span, field, message))?;
+        }
         let seeds = src.seeds(&raw.seeds)?;
         let sweep_epj = src.episodes_per_job(&raw.episodes_per_job, "episodes_per_job".into())?;
         let sweep_collect = src.collect(&raw.collect, "collect".into())?.unwrap_or_default();
@@ -127,6 +132,7 @@ impl Sweep {
         let llm = src.llm_limits(&raw)?;
         let cells = super::cells::read(src, &raw.cells, &raw.rankings, sweep_epj, sweep_collect)?;
         let stop = src.stop(raw.stop, &cells)?;
+        let (modules, module_rewrites) = modules.into_parts();
         if let Some(v) = &raw.llm_max_dollars {
             unpriced(&cells, &llm.prices)
                 .map_err(|message| src.err(Some(v.span()), Some("llm_max_dollars".into()), message))?;
@@ -146,6 +152,8 @@ impl Sweep {
             llm_max_calls: llm.max_calls,
             llm_max_dollars: llm.max_dollars,
             llm_prices: llm.prices,
+            modules,
+            module_rewrites,
         };
         sweep.expand();
         Ok(sweep)

@@ -47,6 +47,34 @@ enum RosterEntry {
     Named { name: String, spec: String },
 }
 
+impl RawRanking {
+    /// Rewrites the `wasm:` entries of the roster to their modules' hashes
+    /// ([`super::modules`]); an entry without a name is named by its label.
+    pub(super) fn resolve_modules(
+        &mut self,
+        ri: usize,
+        modules: &mut super::modules::Modules,
+        err: &dyn Fn(Option<std::ops::Range<usize>>, Option<String>, String) -> super::SweepError,
+    ) -> Result<(), super::SweepError> {
+        for (i, entry) in self.roster.get_mut().iter_mut().enumerate() {
+            let span = entry.span();
+            let field = format!("rankings[{ri}].roster[{i}]");
+            let resolved =
+                modules.resolve(entry.get_ref().spec()).map_err(|e| err(Some(span.clone()), Some(field), e))?;
+            if let Some(spec) = resolved {
+                let name = match entry.get_ref() {
+                    RosterEntry::Named { name, .. } => name.clone(),
+                    RosterEntry::Spec(_) => simfleet::outside::wasm::label(&spec)
+                        .map(|l| l.trim_start_matches("wasm:").to_string())
+                        .unwrap_or_default(),
+                };
+                *entry = Spanned::new(span, RosterEntry::Named { name, spec });
+            }
+        }
+        Ok(())
+    }
+}
+
 impl RosterEntry {
     fn spec(&self) -> &str {
         match self {

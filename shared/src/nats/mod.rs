@@ -10,6 +10,7 @@
 //! - [`topology`]: the JetStream streams, the sweeps' consumers and the KV bucket: binding to
 //!   them (workers), get-or-create (coordinators on an open server), and the admin's setup,
 //!   which also changes their replicas.
+//! - [`modules`]: the `wasm:` modules of sweeps in the object store, by hash.
 //! - [`outage`]: telling "JetStream cannot answer right now" (a restart, a leader election, a
 //!   cluster without quorum) from real errors, and waiting it out while saying so.
 //! - [`ConfigError`]: a configuration error naming its key, shared by both binaries' settings.
@@ -26,6 +27,7 @@ use std::fmt;
 
 pub mod auth;
 pub mod connection;
+pub mod modules;
 pub mod outage;
 pub mod result_parts;
 pub mod servers;

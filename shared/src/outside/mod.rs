@@ -18,6 +18,8 @@ use crate::spec::Spec;
 pub mod python_host;
 pub mod shell;
 pub mod transport;
+#[cfg(feature = "wasm")]
+pub mod wasm;
 
 pub use python_host::{PythonHost, PythonSeat};
 pub use shell::{add_faults, Builtins, SeatFaults, SeatShell};
@@ -39,7 +41,7 @@ pub fn policy_error(seat: usize, spec: &str, message: impl Into<String>) -> JobE
     }
 }
 
-/// Whether `spec` is a `python:…` seat's.
+/// Whether `spec` is a `python:…` or `wasm:…` seat's.
 pub fn is_outside(spec: &Spec) -> bool {
-    spec.name == "python"
+    spec.name == "python" || spec.name == "wasm"
 }

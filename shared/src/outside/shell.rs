@@ -4,7 +4,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::{fail, policy_error, seat_seed, Transport};
+use super::{fail, policy_error, Transport};
 use crate::protocol::{EpisodeRecord, JobError};
 use crate::spec::Spec;
 use crate::stats::{Stats, StatsMap};
@@ -16,6 +16,18 @@ pub struct SeatFaults {
     pub decisions: u64,
     /// Answers the game refused as illegal; the fallback decided instead.
     pub illegal: u64,
+    /// Decisions the fallback made because the agent had faulted (a `wasm:` seat; written
+    /// only when there were some).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub faulted: u64,
+    /// The kind of the episode's fault (`out_of_fuel`, `memory`, `stack_overflow`, `trap`,
+    /// `bad_answer`, `bad_buffer`), if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<&'static str>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An outside seat: its transport `T` and the episode's faults.
@@ -45,7 +57,8 @@ impl<T> SeatShell<T> {
     }
 
     /// One decision: `ask` the transport, keep the answer if `legal` accepts it, else count it
-    /// and take `fallback`'s.
+    /// and take `fallback`'s. (A faulted agent's decisions are counted by
+    /// [`SeatShell::decide_after`].)
     pub fn decide<A, R>(
         &mut self,
         ask: impl FnOnce(&mut T) -> R,
@@ -68,8 +81,24 @@ impl SeatShell<Box<dyn Transport>> {
     /// seat's seed ([`seat_seed`]). A transport that fails fails the job ([`fail`]).
     pub fn start(&mut self, seed: u64) {
         self.reset();
-        let s = seat_seed(seed, self.seat);
-        self.transport.reset(s).unwrap_or_else(|e| fail(e));
+        self.transport.start(seed, self.seat).unwrap_or_else(|e| fail(e));
+    }
+
+    /// One decision on an answer already asked for ([`SeatShell::ask`]): if the agent faulted,
+    /// the fallback decides and the fault is counted; else as [`SeatShell::decide`].
+    pub fn decide_after<A>(
+        &mut self,
+        answer: Value,
+        legal: impl FnOnce(Value) -> Option<A>,
+        fallback: impl FnOnce() -> A,
+    ) -> A {
+        if let Some(kind) = self.transport.fault() {
+            self.faults.decisions += 1;
+            self.faults.faulted += 1;
+            self.faults.fault = Some(kind);
+            return fallback();
+        }
+        self.decide(|_| answer, legal, fallback)
     }
 
     /// The agent's answer to `obs` (the game's contract JSON). A Python environment may first
@@ -90,10 +119,12 @@ impl SeatShell<Box<dyn Transport>> {
         }
     }
 
-    /// The episode's faults as the record counts them: a `python:` seat's; none for a Python
-    /// environment's seat.
+    /// The episode's faults as the record counts them: a `python:` seat's; a `wasm:` seat's
+    /// when it faulted or answered outside the space; none for a Python environment's seat.
     pub fn recorded_faults(&self) -> Option<SeatFaults> {
-        (!self.transport.environment()).then_some(self.faults)
+        let f = self.faults;
+        let some = f.illegal > 0 || f.faulted > 0 || self.transport.records_every_episode();
+        (!self.transport.environment() && some).then_some(f)
     }
 }
 

@@ -33,8 +33,35 @@ pub trait Transport: Debug + Send {
     /// Starts an episode; `seed` is the seat's ([`seat_seed`]).
     fn reset(&mut self, seed: u64) -> Result<(), JobError>;
 
+    /// Starts the episode of `episode` for seat `seat`: [`Transport::reset`] with the seat's
+    /// seed, unless the transport needs more (a `wasm:` seat also takes the seat's stream).
+    fn start(&mut self, episode: u64, seat: usize) -> Result<(), JobError> {
+        self.reset(seat_seed(episode, seat))
+    }
+
     /// The agent's answer to `obs` (any JSON: the game checks it).
     fn act(&mut self, obs: Value) -> Result<Value, JobError>;
+
+    /// The agent's answer to an observation already encoded as MessagePack (a game that writes
+    /// its observation's bytes directly, for speed: Bucket Brigade). By default decoded and
+    /// given to [`Transport::act`].
+    fn act_encoded(&mut self, obs: &[u8]) -> Result<Value, JobError> {
+        self.act(rmp_serde::from_slice(obs).expect("a game's own MessagePack observation"))
+    }
+
+    /// Whether the agent has faulted in this episode (a `wasm:` seat that ran out of fuel,
+    /// trapped or overran its memory: the kind, as the record's `outside` stat names it). Its
+    /// answers are then `null`, and the fallback decides for the rest of the episode.
+    fn fault(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether the record's `outside` stat has this seat in every episode (a `python:` seat),
+    /// or only in episodes where it faulted or answered outside the space (a `wasm:` seat,
+    /// whose clean episodes are then byte for byte those of the native policy it ports).
+    fn records_every_episode(&self) -> bool {
+        true
+    }
 
     /// Whether this is a Python environment's `"agent"` seat: it may ask for a built-in
     /// policy's choice (`{"builtin": "<spec>"}`) to step with the engine's own policies, and
@@ -61,11 +88,29 @@ pub trait AgentSeats: Send + Sync {
     fn seat(&self, seat: usize) -> Box<dyn Transport>;
 }
 
-/// The transport of an outside seat `spec` (seat `seat`), if it is one: `python:…` starts its
-/// host (refusing a module that cannot be loaded), `agent` takes the environment's seat.
+/// The transport of an outside seat `spec` (seat `seat`) of `game`, if it is one: `python:…`
+/// starts its host (refusing a module that cannot be loaded), `wasm:…` instantiates its module
+/// (refusing one this process does not have), `agent` takes the environment's seat.
 /// `None`: not an outside seat.
-pub fn transport_for(seat: usize, spec: &Spec, env: &RunEnv) -> Option<Result<Box<dyn Transport>, JobError>> {
+pub fn transport_for(
+    game: &str,
+    seat: usize,
+    spec: &Spec,
+    env: &RunEnv,
+) -> Option<Result<Box<dyn Transport>, JobError>> {
     match spec.name.as_str() {
+        #[cfg(feature = "wasm")]
+        "wasm" => Some(
+            super::wasm::WasmSeat::parse(seat, spec)
+                .and_then(|s| super::wasm::WasmTransport::start(&s, game))
+                .map(|t| Box::new(t) as Box<dyn Transport>),
+        ),
+        #[cfg(not(feature = "wasm"))]
+        "wasm" => Some(Err(JobError::invalid(
+            format!("policy_set[{seat}]"),
+            spec,
+            format!("this build plays no wasm seats ({game} from Python takes python: and agent seats)"),
+        ))),
         "python" => Some(
             PythonSeat::parse(seat, spec)
                 .and_then(|s| PythonHost::start(&s))

@@ -20,6 +20,9 @@ pub const DLQ_SUBJECT: &str = "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.SIMFLE
 /// KV bucket of sweep definitions and states.
 pub const SWEEPS_BUCKET: &str = "simfleet_sweeps";
 
+/// The object store bucket of the sweeps' `wasm:` modules, each named by its SHA-256.
+pub const MODULES_BUCKET: &str = "simfleet_modules";
+
 /// `simfleet.jobs.<game>.<sweep>`.
 pub fn job_subject(game: &str, sweep: &str) -> String {
     format!("simfleet.jobs.{game}.{sweep}")

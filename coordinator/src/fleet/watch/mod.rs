@@ -109,6 +109,7 @@ pub struct StopWatch {
 pub async fn watch(fleet: &Fleet, id: &str, out: &Path, progress: bool) -> anyhow::Result<WatchReport> {
     let started = Instant::now();
     let entry = fleet.entry(id).await?;
+    fleet.fetch_modules(&entry.definition).await?;
     let sweep = Sweep::parse(&entry.definition, &format!("the definition of {id} in the KV bucket"))?
         .with_collect(entry.collect);
     anyhow::ensure!(sweep.id == id, "the KV entry of {id} holds the definition of another sweep ({})", sweep.id);

@@ -122,21 +122,22 @@ impl BucketBrigade {
         BucketBrigade::prepare(&sc, &team, &RunEnv::default())
     }
 
-    /// A team with `python:` seats: a host process is started for each (and its class loaded)
-    /// now, so a module that cannot be imported is refused here, before any episode.
-    fn with_outside(sc: Scenario, team: &[Spec]) -> Result<BucketBrigade, JobError> {
+    /// A team with outside seats (`python:`, `wasm:`): each seat's transport is started now (a
+    /// host process, its class loaded; a module instantiated), so one that cannot be is refused
+    /// here, before any episode.
+    fn with_outside(sc: Scenario, team: &[Spec], env: &RunEnv) -> Result<BucketBrigade, JobError> {
         let entries = team
             .iter()
             .enumerate()
-            .map(|(seat, spec)| match crate::outside::is_outside(spec) {
-                true => crate::outside::PythonSeat::parse(seat, spec).map(Err),
-                false => AnyPolicy::from_spec(seat, spec).map(Ok),
+            .map(|(seat, spec)| match crate::outside::transport_for("bucket_brigade", seat, spec, env) {
+                Some(t) => t.map(Err),
+                None => AnyPolicy::from_spec(seat, spec).map(Ok),
             })
             .collect::<Result<Vec<_>, JobError>>()?;
         let placeholders: Vec<_> =
             team.iter().map(|spec| (AnyPolicy::Random(RandomPolicy), spec.to_string())).collect();
         let mut game = BucketBrigade::new(sc, &placeholders)?;
-        game.outside = Some(Box::new(outside::OutsideTeam::start(sc, &entries)?));
+        game.outside = Some(Box::new(outside::OutsideTeam::start(sc, entries)));
         Ok(game)
     }
 
@@ -176,12 +177,12 @@ impl Game for BucketBrigade {
     };
 
     /// Resolves the scenario (§2), checks the team size, then parses each seat's policy (§8.4).
-    fn prepare(scenario: &Spec, team: &[Spec], _env: &RunEnv) -> Result<BucketBrigade, JobError> {
+    fn prepare(scenario: &Spec, team: &[Spec], env: &RunEnv) -> Result<BucketBrigade, JobError> {
         let sc = Scenario::from_spec(scenario)?;
         // Before any seat is parsed, so a wrong-sized team is reported as such.
         check_team_size(&sc, team.len())?;
         if team.iter().any(crate::outside::is_outside) {
-            return BucketBrigade::with_outside(sc, team);
+            return BucketBrigade::with_outside(sc, team, env);
         }
         let seated = team
             .iter()

@@ -72,7 +72,7 @@ impl Engine {
         let mut transports = Vec::new();
         let mut specs = Vec::new();
         for (i, s) in team.iter().enumerate() {
-            match crate::outside::transport_for(i, s, env) {
+            match crate::outside::transport_for("cogsguard", i, s, env) {
                 Some(t) => {
                     transports.push(Some(t?));
                     specs.push(None);

@@ -64,6 +64,6 @@ impl OutsideSeat {
             });
             contract::encode_action(policy.act(obs, rng, false))
         });
-        self.shell.decide(|_| answer, |a| contract::decode(&a), || action::NOOP)
+        self.shell.decide_after(answer, |a| contract::decode(&a), || action::NOOP)
     }
 }

@@ -123,7 +123,7 @@ pub enum SeatPolicy {
 impl SeatPolicy {
     /// Parses the spec of `seat`. An `llm` seat needs `env.chat`.
     pub fn parse(spec: &Spec, seat: usize, templates: &Arc<Templates>, env: &RunEnv) -> Result<SeatPolicy, JobError> {
-        if let Some(transport) = crate::outside::transport_for(seat, spec, env) {
+        if let Some(transport) = crate::outside::transport_for("deception", seat, spec, env) {
             return Ok(SeatPolicy::Outside(Box::new(OutsideSeat::new(seat, spec, transport?, templates.clone()))));
         }
         match spec.name.as_str() {

@@ -56,6 +56,6 @@ impl OutsideSeat {
             contract::encode_action(&policy.act(obs, stream).kind, n)
         });
         let fallback = &self.fallback;
-        self.shell.decide(|_| answer, |a| contract::decode(&a, obs.agent_id, n), || fallback.act(obs, stream))
+        self.shell.decide_after(answer, |a| contract::decode(&a, obs.agent_id, n), || fallback.act(obs, stream))
     }
 }

@@ -149,7 +149,7 @@ impl Policy {
 
     /// Parses the spec of `seat` (§10, §11). An `llm` seat needs a transport in `env.chat`.
     pub fn parse(seat: usize, spec: &Spec, templates: &'static Templates, env: &RunEnv) -> Result<Policy, JobError> {
-        if let Some(transport) = crate::outside::transport_for(seat, spec, env) {
+        if let Some(transport) = crate::outside::transport_for("trolley", seat, spec, env) {
             return Ok(Policy::Outside(Box::new(OutsideSeat::new(seat, spec, transport?, templates))));
         }
         match spec.name.as_str() {

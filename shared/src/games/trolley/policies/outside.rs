@@ -52,8 +52,8 @@ impl OutsideSeat {
             contract::encode_action(&policy.act(state, seat, rng).0)
         });
         let debating = state.current_round().and_then(|r| r.phase.debate_index()).is_some();
-        let action = self.shell.decide(
-            |_| answer,
+        let action = self.shell.decide_after(
+            answer,
             |a| contract::decode(&a),
             || match debating {
                 true => TrolleyAction::SKIP,

@@ -1,0 +1,67 @@
+//! The ABI of a `wasm:` module (docs/agents.md, "WebAssembly agents"): a core WebAssembly
+//! module that exchanges MessagePack with the host through its own memory.
+//!
+//! Why this ABI: a core module is what every toolchain emits (C, Rust, Zig, AssemblyScript,
+//! hand-written text) with no generated bindings, and MessagePack carries the agent contract's
+//! JSON as it is, for every game, so the WebAssembly API is the Python API byte for byte
+//! (the component model's WIT would need a world per game and a toolchain few have). The
+//! host writes inputs into a buffer the module lends; the module answers with a pointer and a
+//! length, so nothing is allocated across the boundary.
+//!
+//! Exports: `memory`; `simfleet_buffer(len: i32) -> i32`, the address of `len` writable bytes
+//! for the next input; `simfleet_init(len: i32) -> i32`, once per instance, input
+//! `{"game", "seat", "params"}`, 0 to accept; `simfleet_reset(seed: i64)`, at every episode's
+//! start with the seat's seed; `simfleet_act(len: i32) -> i64`, input the observation,
+//! result `(address << 32) | length` of the answer. Import: at most `simfleet.random_u64:
+//! () -> i64`, the next word of the seat's own stream (the one a built-in policy in the seat
+//! draws from), and nothing else.
+
+use serde_json::Value;
+
+/// The memory export.
+pub const MEMORY: &str = "memory";
+/// `simfleet_buffer(len: i32) -> i32`.
+pub const BUFFER: &str = "simfleet_buffer";
+/// `simfleet_init(len: i32) -> i32`.
+pub const INIT: &str = "simfleet_init";
+/// `simfleet_reset(seed: i64)`.
+pub const RESET: &str = "simfleet_reset";
+/// `simfleet_act(len: i32) -> i64`.
+pub const ACT: &str = "simfleet_act";
+/// The import module.
+pub const IMPORT_MODULE: &str = "simfleet";
+/// `random_u64: () -> i64`, the only import.
+pub const RANDOM: &str = "random_u64";
+
+/// The largest answer read back: 1 MiB (a longer one is the module's fault).
+pub const MAX_ANSWER_BYTES: usize = 1 << 20;
+
+/// A JSON value as the module reads it: MessagePack, integers in their shortest form.
+pub fn encode(value: &Value) -> Vec<u8> {
+    rmp_serde::to_vec(value).expect("JSON values always encode")
+}
+
+/// A module's answer as JSON; `None` when it is not MessagePack (an illegal answer).
+pub fn decode(bytes: &[u8]) -> Option<Value> {
+    rmp_serde::from_slice(bytes).ok()
+}
+
+/// The input of `simfleet_init`.
+pub fn init_message(game: &str, seat: usize, params: &[(String, String)]) -> Vec<u8> {
+    let params: serde_json::Map<String, Value> =
+        params.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect();
+    encode(&serde_json::json!({"game": game, "seat": seat, "params": params}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn small_integers_are_positive_fixints_and_answers_round_trip() {
+        assert_eq!(encode(&json!([0, 1, 200])), vec![0x93, 0x00, 0x01, 0xcc, 200]);
+        assert_eq!(decode(&encode(&json!({"a": [1, 2], "b": "x"}))), Some(json!({"a": [1, 2], "b": "x"})));
+        assert_eq!(decode(&[0xc1]), None);
+    }
+}

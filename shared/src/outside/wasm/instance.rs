@@ -1,0 +1,271 @@
+//! [`WasmTransport`]: a `wasm:` seat's instance, its limits and its resets.
+//!
+//! One instance per job, reset per episode: its memory and mutable globals are put back to
+//! what they were after `simfleet_init` (a copy of the memory, the globals the rewrite
+//! exported), so an episode never sees another's state and a replay of one seed is the
+//! episode the job played. Each call gets the seat's fuel, and the memory is capped by a
+//! limiter: both count instructions and pages, never time, so a fault happens at the same
+//! point on every machine. After a fault the instance is dropped with its store (a store keeps
+//! every instance made in it) and the next episode starts on a new one.
+
+use serde_json::Value;
+use wasmtime::{Caller, Global, Instance, Linker, Memory, ResourceLimiter, Store, Trap, TypedFunc, Val};
+
+use super::cache::{engine, Checked};
+use super::{abi, WasmSeat};
+use crate::protocol::JobError;
+use crate::seeding::Stream;
+
+/// What a module's store holds: its memory cap and the seat's stream.
+struct State {
+    cap: usize,
+    /// Set when the module asked for more memory than its cap.
+    denied: bool,
+    rng: Stream,
+}
+
+impl ResourceLimiter for State {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.cap {
+            self.denied = true;
+            return Err(wasmtime::Error::msg(format!("memory cap of {} bytes reached", self.cap)));
+        }
+        Ok(true)
+    }
+
+    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(desired <= 100_000)
+    }
+}
+
+/// A live instance and its state after `simfleet_init`.
+struct Live {
+    store: Store<State>,
+    memory: Memory,
+    buffer: TypedFunc<i32, i32>,
+    reset: TypedFunc<i64, ()>,
+    act: TypedFunc<i32, i64>,
+    snapshot: Vec<u8>,
+    globals: Vec<(Global, Val)>,
+    /// Whether the state is still the snapshot's (a new instance's first episode).
+    fresh: bool,
+}
+
+/// Why a call did not give an answer: the module's fault, of a documented kind.
+enum CallError {
+    Fault(&'static str),
+}
+
+/// One `wasm:` seat's transport.
+pub struct WasmTransport {
+    seat: WasmSeat,
+    game: String,
+    checked: Checked,
+    live: Option<Live>,
+    /// The fault of this episode, once the module had one.
+    fault: Option<&'static str>,
+    scratch: Vec<u8>,
+}
+
+impl std::fmt::Debug for WasmTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WasmTransport").field("seat", &self.seat).field("fault", &self.fault).finish()
+    }
+}
+
+fn kind_of(e: &wasmtime::Error, denied: bool) -> &'static str {
+    if denied {
+        return "memory";
+    }
+    match e.downcast_ref::<Trap>() {
+        Some(Trap::OutOfFuel) => "out_of_fuel",
+        Some(Trap::StackOverflow) => "stack_overflow",
+        _ => "trap",
+    }
+}
+
+impl WasmTransport {
+    /// Instantiates seat `seat`'s module (from the process's cache) for `game` and calls its
+    /// `simfleet_init`. A module this process lacks, one that does not fit its memory cap, or
+    /// one that refuses its parameters is an `invalid_job` naming the seat.
+    pub fn start(seat: &WasmSeat, game: &str) -> Result<WasmTransport, JobError> {
+        let invalid = |why: String| JobError::invalid(format!("policy_set[{}]", seat.seat), &seat.spec, why);
+        let checked = super::ModuleCache::global().get(&seat.hash).ok_or_else(|| {
+            invalid(format!(
+                "module {} is not known to this process (coordinator run reads it from the sweep's file; \
+                 a worker fetches it from the JetStream object store)",
+                seat.hash
+            ))
+        })?;
+        let mut t = WasmTransport {
+            seat: seat.clone(),
+            game: game.to_string(),
+            checked,
+            live: None,
+            fault: None,
+            scratch: Vec::new(),
+        };
+        t.live = Some(t.instantiate().map_err(|why| invalid(why.to_string()))?);
+        Ok(t)
+    }
+
+    /// A new instance, initialised, with its snapshot.
+    fn instantiate(&self) -> Result<Live, String> {
+        let state = State { cap: self.seat.limits.memory, denied: false, rng: Stream::new(0, 0) };
+        let mut store = Store::new(engine(), state);
+        store.limiter(|s| s as &mut dyn ResourceLimiter);
+        let mut linker: Linker<State> = Linker::new(engine());
+        linker
+            .func_wrap(abi::IMPORT_MODULE, abi::RANDOM, |mut caller: Caller<'_, State>| -> i64 {
+                caller.data_mut().rng.next_u64() as i64
+            })
+            .map_err(|e| e.to_string())?;
+        let fuel = self.seat.limits.fuel;
+        store.set_fuel(fuel).map_err(|e| e.to_string())?;
+        let instance: Instance = linker.instantiate(&mut store, &self.checked.module).map_err(|e| {
+            let kind = kind_of(&e, store.data().denied);
+            format!("the module cannot be instantiated ({kind}: {e:#})")
+        })?;
+        let memory = instance.get_memory(&mut store, abi::MEMORY).ok_or("no memory export")?;
+        let buffer = instance.get_typed_func(&mut store, abi::BUFFER).map_err(|e| e.to_string())?;
+        let init: TypedFunc<i32, i32> = instance.get_typed_func(&mut store, abi::INIT).map_err(|e| e.to_string())?;
+        let reset = instance.get_typed_func(&mut store, abi::RESET).map_err(|e| e.to_string())?;
+        let act = instance.get_typed_func(&mut store, abi::ACT).map_err(|e| e.to_string())?;
+        let mut live =
+            Live { store, memory, buffer, reset, act, snapshot: Vec::new(), globals: Vec::new(), fresh: true };
+        let msg = abi::init_message(&self.game, self.seat.seat, &self.seat.params);
+        let answer = live.write(&msg, fuel).and_then(|len| live.call_init(init, len, fuel));
+        match answer {
+            Ok(0) => {}
+            Ok(code) => {
+                return Err(format!("simfleet_init refused the parameters {:?} (returned {code})", self.seat.params))
+            }
+            Err(CallError::Fault(kind)) => return Err(format!("simfleet_init faulted ({kind})")),
+        }
+        live.snapshot = live.memory.data(&live.store).to_vec();
+        for name in self.checked.globals.iter() {
+            let g = instance.get_global(&mut live.store, name).ok_or("a rewritten global is not exported")?;
+            let v = g.get(&mut live.store);
+            live.globals.push((g, v));
+        }
+        Ok(live)
+    }
+
+    /// The module's answer to `obs` as MessagePack bytes, or its fault.
+    fn call_act(&mut self, obs: &[u8]) -> Result<Option<Value>, CallError> {
+        let fuel = self.seat.limits.fuel;
+        let live = self.live.as_mut().expect("a live instance in an episode without a fault");
+        let len = live.write(obs, fuel)?;
+        live.store.set_fuel(fuel).expect("fuel is on");
+        let r = live.act.call(&mut live.store, len).map_err(|e| live.fault(&e))?;
+        let (ptr, n) = ((r as u64 >> 32) as usize, (r as u64 & 0xffff_ffff) as usize);
+        if n > abi::MAX_ANSWER_BYTES {
+            return Err(CallError::Fault("bad_answer"));
+        }
+        self.scratch.resize(n, 0);
+        live.memory.read(&live.store, ptr, &mut self.scratch).map_err(|_| CallError::Fault("bad_answer"))?;
+        Ok(abi::decode(&self.scratch))
+    }
+
+    fn faulted(&mut self, kind: &'static str) {
+        self.fault = Some(kind);
+        // The store goes with the instance: the next episode starts on a new one.
+        self.live = None;
+    }
+}
+
+impl Live {
+    /// Writes `input` into the module's buffer; its length as the call's argument.
+    fn write(&mut self, input: &[u8], fuel: u64) -> Result<i32, CallError> {
+        let len = i32::try_from(input.len()).map_err(|_| CallError::Fault("bad_buffer"))?;
+        self.store.set_fuel(fuel).expect("fuel is on");
+        let ptr = self.buffer.call(&mut self.store, len).map_err(|e| self.fault(&e))?;
+        self.memory.write(&mut self.store, ptr as u32 as usize, input).map_err(|_| CallError::Fault("bad_buffer"))?;
+        Ok(len)
+    }
+
+    fn call_init(&mut self, init: TypedFunc<i32, i32>, len: i32, fuel: u64) -> Result<i32, CallError> {
+        self.store.set_fuel(fuel).expect("fuel is on");
+        init.call(&mut self.store, len).map_err(|e| self.fault(&e))
+    }
+
+    fn fault(&self, e: &wasmtime::Error) -> CallError {
+        CallError::Fault(kind_of(e, self.store.data().denied))
+    }
+
+    /// Puts the memory and globals back to the snapshot; `false` when the memory grew (it
+    /// cannot shrink: the instance must be replaced).
+    fn restore(&mut self) -> bool {
+        if self.fresh {
+            self.fresh = false;
+            return true;
+        }
+        let data = self.memory.data_mut(&mut self.store);
+        if data.len() != self.snapshot.len() {
+            return false;
+        }
+        data.copy_from_slice(&self.snapshot);
+        for (g, v) in &self.globals {
+            g.set(&mut self.store, *v).expect("the snapshot's own value and type");
+        }
+        true
+    }
+}
+
+impl crate::outside::Transport for WasmTransport {
+    fn reset(&mut self, _seed: u64) -> Result<(), JobError> {
+        unreachable!("a wasm seat is started with its episode's seed (start)")
+    }
+
+    fn start(&mut self, episode: u64, seat: usize) -> Result<(), JobError> {
+        self.fault = None;
+        let reusable = self.live.as_mut().is_some_and(Live::restore);
+        if !reusable {
+            match self.instantiate() {
+                Ok(live) => self.live = Some(live),
+                // It worked when the job started: now it is this episode's fault.
+                Err(_) => {
+                    self.faulted("trap");
+                    return Ok(());
+                }
+            }
+            self.live.as_mut().expect("just made").fresh = false;
+        }
+        let fuel = self.seat.limits.fuel;
+        let live = self.live.as_mut().expect("live");
+        live.store.data_mut().rng = Stream::agent(episode, seat);
+        live.store.data_mut().denied = false;
+        live.store.set_fuel(fuel).expect("fuel is on");
+        let seed = crate::outside::seat_seed(episode, seat);
+        if let Err(e) = live.reset.call(&mut live.store, seed as i64) {
+            let kind = kind_of(&e, live.store.data().denied);
+            self.faulted(kind);
+        }
+        Ok(())
+    }
+
+    fn act(&mut self, obs: Value) -> Result<Value, JobError> {
+        self.act_encoded(&abi::encode(&obs))
+    }
+
+    fn act_encoded(&mut self, obs: &[u8]) -> Result<Value, JobError> {
+        if self.fault.is_some() {
+            return Ok(Value::Null);
+        }
+        match self.call_act(obs) {
+            Ok(answer) => Ok(answer.unwrap_or(Value::Null)),
+            Err(CallError::Fault(kind)) => {
+                self.faulted(kind);
+                Ok(Value::Null)
+            }
+        }
+    }
+
+    fn fault(&self) -> Option<&'static str> {
+        self.fault
+    }
+
+    fn records_every_episode(&self) -> bool {
+        false
+    }
+}

@@ -1,0 +1,99 @@
+//! A sweep with `wasm:` seats on the fleet, as a new user runs it: a nats-server with default
+//! settings, two worker processes that have no copy of any module (they run elsewhere and get
+//! each one from the JetStream object store), `coordinator submit --watch`, one worker killed
+//! mid-way. The records are `coordinator run`'s, byte for byte; the adversarial entries lose
+//! their games and no worker dies; refused modules publish nothing.
+
+use std::time::Duration;
+
+use simfleet_tests::results::{jobs_in_stream, result_messages};
+use simfleet_tests::wait::wait_until;
+use simfleet_tests::worker_process::WorkerProcess;
+use simfleet_tests::{coordinator_output, CoordinatorProcess, NatsServer};
+
+use super::{agents_in, ok, rows};
+
+const SWEEP: &str = r#"name = "wasm-fleet"
+seeds = { start = 0, count = 300 }
+episodes_per_job = 15
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default"]
+[cells.policy_sets]
+port = ["wasm:bb_archetype.wasm?label=ff", "free_rider", "hero", "coordinator"]
+spin = ["wasm:spin.wasm?fuel=3000000", "firefighter", "hero", "coordinator"]
+bomb = ["wasm:bomb.wasm", "firefighter", "hero", "coordinator"]
+trap = ["wasm:trap.wasm", "firefighter", "hero", "coordinator"]
+illegal = ["wasm:illegal.wasm", "firefighter", "hero", "coordinator"]
+"#;
+
+/// The peak resident memory of process `pid`, in KiB (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    agents_in(dir.path(), &["bb_archetype", "spin", "bomb", "trap", "illegal"]);
+    std::fs::write(dir.path().join("s.toml"), SWEEP).unwrap();
+    ok(dir.path(), &["run", "s.toml", "--out", "run.jsonl", "--quiet"]);
+
+    let server = NatsServer::start();
+    let url = server.client_url();
+    // A job names a module by its hash only: the workers can get it from the server alone.
+    let args = ["--nats-url", url.as_str(), "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
+    let spawn = || WorkerProcess::spawn(&args, &[("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "2")]);
+    let mut victim = spawn();
+    let survivor = spawn();
+    let sweep_path = dir.path().join("s.toml");
+    let out_path = dir.path().join("fleet.jsonl");
+    let mut watch = CoordinatorProcess::spawn(
+        &["submit", sweep_path.to_str().unwrap(), "--watch", "--out", out_path.to_str().unwrap(), "--nats-url", &url],
+        &[("SIMFLEET_COORDINATOR__ACK_WAIT_SECONDS", "2")],
+    );
+    let sweep = coordinator::sweep::Sweep::load(&sweep_path).unwrap();
+    let js = async_nats::jetstream::new(async_nats::connect(&url).await.unwrap());
+    wait_until("a fifth of the results", Duration::from_secs(120), || {
+        let js = js.clone();
+        let id = sweep.id.clone();
+        async move {
+            (js.get_stream("SIMFLEET_RESULTS").await.is_ok() && result_messages(&js, &id).await >= 20).then_some(())
+        }
+    })
+    .await;
+    victim.kill();
+    let status = watch.wait_exit(Duration::from_secs(240)).await;
+    assert!(status.success(), "submit --watch: {status}\n{}", watch.stderr().join("\n"));
+
+    let mut run = rows(&dir.path().join("run.jsonl"));
+    let mut fleet = rows(&out_path);
+    let key = |r: &serde_json::Value| (r["job"].as_u64(), r["seed"].as_u64());
+    run.sort_by_key(key);
+    fleet.sort_by_key(key);
+    assert_eq!(fleet.len(), 1500, "every episode once");
+    assert!(run == fleet, "the fleet's records are run's");
+    // Every adversary lost its decisions to the fallback, and the survivor is alive, its memory
+    // bounded (the bomb is capped at 16 MiB an instance).
+    for set in ["spin", "bomb", "trap", "illegal"] {
+        assert!(fleet.iter().filter(|r| r["policy_set"] == set).all(|r| r["stats"].get("outside").is_some()), "{set}");
+    }
+    let peak = peak_rss_kib(survivor.pid());
+    eprintln!("the surviving worker's peak resident memory: {} MiB", peak / 1024);
+    assert!(peak < 400 * 1024, "peak RSS {peak} KiB");
+    let addr = survivor.metrics_addr(Duration::from_secs(5)).await;
+    let (code, _) = simfleet_tests::scrape::http_get(addr, "/healthz").await.unwrap();
+    assert_eq!(code, 200, "the survivor answers /healthz");
+
+    // A module with a forbidden import is refused by submit: nothing is published.
+    agents_in(dir.path(), &["forbidden"]);
+    let refused = SWEEP.replace("wasm:illegal.wasm", "wasm:forbidden.wasm").replace("wasm-fleet", "refused");
+    std::fs::write(dir.path().join("refused.toml"), refused).unwrap();
+    let out = coordinator_output(&["submit", dir.path().join("refused.toml").to_str().unwrap(), "--nats-url", &url]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("forbidden.wasm") && stderr.contains("env.clock_ms"), "{stderr}");
+    assert_eq!(jobs_in_stream(&js).await, 0, "nothing was published");
+}

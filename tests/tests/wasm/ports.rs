@@ -1,0 +1,99 @@
+//! The WebAssembly ports of built-in policies give the native policies' records, byte for
+//! byte: Bucket Brigade's heuristic archetypes (`bb_archetype.c`) on 10,000 seeds, and
+//! cogsguard's `random` (`cogsguard_random.c`); and a sweep with a `wasm:` seat gives the same
+//! records with one play thread or two.
+
+use super::{agents_in, ok, records_of, rows};
+
+#[test]
+fn the_bucket_brigade_archetype_port_gives_the_native_records_on_10000_seeds() {
+    let dir = tempfile::tempdir().unwrap();
+    agents_in(dir.path(), &["bb_archetype"]);
+    // Each archetype in seat 0 (its stream, its home), and the liar in seat 2 of a 5-agent
+    // scenario: native and port play the same seeds.
+    std::fs::write(
+        dir.path().join("s.toml"),
+        r#"name = "bb-port"
+seeds = { start = 0, count = 10000 }
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default"]
+[cells.policy_sets]
+native = ["firefighter", "free_rider", "hero", "coordinator"]
+port = ["wasm:bb_archetype.wasm?label=ff", "free_rider", "hero", "coordinator"]
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["hard?num_agents=5"]
+[cells.policy_sets]
+native5 = ["hero", "coordinator", "liar", "free_rider", "firefighter"]
+port5 = ["wasm:bb_archetype.wasm?archetype=hero", "coordinator", "wasm:bb_archetype.wasm?archetype=liar", "free_rider", "firefighter"]
+"#,
+    )
+    .unwrap();
+    ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
+    let rows = rows(&dir.path().join("r.jsonl"));
+    for (native, port) in [("native", "port"), ("native5", "port5")] {
+        let (n, p) = (records_of(&rows, native), records_of(&rows, port));
+        assert_eq!(n.len(), 10_000, "{native}");
+        assert!(p.iter().all(|r| r["stats"].get("outside").is_none()), "no fault, no illegal answer");
+        assert!(n == p, "{port}'s records differ from {native}'s");
+    }
+}
+
+#[test]
+fn the_cogsguard_random_port_gives_the_native_records() {
+    let dir = tempfile::tempdir().unwrap();
+    agents_in(dir.path(), &["cogsguard_random"]);
+    std::fs::write(
+        dir.path().join("s.toml"),
+        r#"name = "cogsguard-port"
+seeds = { start = 0, count = 200 }
+[[cells]]
+game = "cogsguard"
+scenarios = ["arena?max_steps=60"]
+[cells.policy_sets]
+native = ["random", "pinky", "random", "noop", "pinky", "random", "noop", "random"]
+port = ["wasm:cogsguard_random.wasm", "pinky", "wasm:cogsguard_random.wasm", "noop", "pinky", "random", "noop", "wasm:cogsguard_random.wasm"]
+"#,
+    )
+    .unwrap();
+    ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
+    let rows = rows(&dir.path().join("r.jsonl"));
+    let (n, p) = (records_of(&rows, "native"), records_of(&rows, "port"));
+    assert_eq!(n.len(), 200);
+    assert!(p.iter().all(|r| r["stats"].get("outside").is_none()), "no fault, no illegal answer");
+    assert!(n == p, "the port's records differ from random's");
+}
+
+#[test]
+fn a_sweep_with_a_wasm_seat_gives_the_same_bytes_on_one_thread_or_two() {
+    let dir = tempfile::tempdir().unwrap();
+    agents_in(dir.path(), &["bb_archetype", "trap"]);
+    std::fs::write(
+        dir.path().join("s.toml"),
+        r#"name = "bb-threads"
+seeds = { start = 0, count = 400 }
+episodes_per_job = 50
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default", "hard"]
+[cells.policy_sets]
+port = ["wasm:bb_archetype.wasm?archetype=coordinator", "firefighter", "hero", "liar"]
+trap = ["wasm:trap.wasm", "firefighter", "hero", "liar"]
+"#,
+    )
+    .unwrap();
+    ok(dir.path(), &["run", "s.toml", "--out", "one.jsonl", "--threads", "1", "--quiet"]);
+    ok(dir.path(), &["run", "s.toml", "--out", "two.jsonl", "--threads", "2", "--quiet"]);
+    let one = std::fs::read(dir.path().join("one.jsonl")).unwrap();
+    assert_eq!(one, std::fs::read(dir.path().join("two.jsonl")).unwrap(), "threads 1 and 2");
+    // The trapping entry's faults are in its records: it answers twice per episode, then traps.
+    let rows = rows(&dir.path().join("one.jsonl"));
+    let trap = records_of(&rows, "trap");
+    assert_eq!(trap.len(), 800);
+    for r in &trap {
+        let f = &r["stats"]["outside"]["0"];
+        assert_eq!((f["fault"].as_str(), f["illegal"].as_u64()), (Some("trap"), Some(0)), "{r}");
+        assert_eq!(f["decisions"].as_u64().unwrap() - f["faulted"].as_u64().unwrap(), 2, "{r}");
+    }
+}
