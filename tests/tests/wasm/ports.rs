@@ -97,3 +97,44 @@ trap = ["wasm:trap.wasm", "firefighter", "hero", "liar"]
         assert_eq!(f["decisions"].as_u64().unwrap() - f["faulted"].as_u64().unwrap(), 2, "{r}");
     }
 }
+
+/// The fenced block of `lang` in docs/agents.md's "WebAssembly agents" section.
+fn docs_block(lang: &str) -> String {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/agents.md")).unwrap();
+    let section = &page[page.find("## WebAssembly agents").expect("the section")..];
+    let start = section.find(&format!("```{lang}\n")).unwrap_or_else(|| panic!("a {lang} block")) + lang.len() + 4;
+    section[start..start + section[start..].find("```").unwrap()].to_string()
+}
+
+#[test]
+fn the_minimal_agents_of_the_docs_play_bucket_brigade_without_a_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    simfleet_tests::agents::write_wat(&dir.path().join("text.wasm"), &docs_block("wat"));
+    std::fs::write(dir.path().join("agent.c"), docs_block("c")).unwrap();
+    // The C agent is built by the command its first line gives.
+    let c = docs_block("c");
+    let command = c.lines().next().unwrap().trim_start_matches("// ");
+    let parts: Vec<&str> = command.split_whitespace().collect();
+    let built = std::process::Command::new(parts[0]).args(&parts[1..]).current_dir(dir.path()).output().unwrap();
+    assert!(built.status.success(), "{command}: {}", String::from_utf8_lossy(&built.stderr));
+    std::fs::write(
+        dir.path().join("s.toml"),
+        r#"name = "docs-agents"
+seeds = { start = 0, count = 50 }
+[[cells]]
+game = "bucket_brigade"
+scenarios = ["default"]
+[cells.policy_sets]
+c = ["wasm:agent.wasm", "firefighter", "hero", "coordinator"]
+text = ["wasm:text.wasm", "firefighter", "hero", "coordinator"]
+"#,
+    )
+    .unwrap();
+    ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
+    let rows = rows(&dir.path().join("r.jsonl"));
+    let (c, text) = (records_of(&rows, "c"), records_of(&rows, "text"));
+    assert_eq!(c.len(), 50);
+    assert!(c.iter().chain(&text).all(|r| r["stats"].get("outside").is_none()), "no fault, no illegal answer");
+    // The two are the same agent: the same draws, the same houses.
+    assert!(c == text, "the C and the text agent play alike");
+}
