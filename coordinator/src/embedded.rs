@@ -74,7 +74,13 @@ pub fn play(
     // Rows are encoded, each job summarised, on the thread that played it: the collector only
     // appends bytes in job order, so it keeps up with every core.
     let encoder = collector.encoder();
-    let prepare = |r: JobResult| Prepared::of(r, encoder.as_ref());
+    let stamps = sweep.has_wasm;
+    let prepare = |mut r: JobResult| {
+        if stamps {
+            crate::sweep::modules::stamp(&sweep, &mut r);
+        }
+        Prepared::of(r, encoder.as_ref())
+    };
     while let Some(round) = collector.next_round() {
         let job = |i: u64| round.job(&sweep, i);
         let play = Play { threads, env: &env, gate: gate.as_ref() };

@@ -45,7 +45,7 @@ fi
 CFLAGS="--target=wasm32 -mcpu=mvp -std=c11 -O2 -nostdlib -ffreestanding -fno-builtin -ffp-contract=off -Wall -Wextra"
 # No entry point; only what the export_name attributes name is exported, plus `memory`
 # (wasm-ld exports it by default). The imports are declared with import_module/import_name.
-LDFLAGS="--no-entry -z stack-size=16384 --initial-memory=131072"
+LDFLAGS="--no-entry -z stack-size=16384 --initial-memory=65536"
 
 mkdir -p "$out"
 tmp=$(mktemp -d)

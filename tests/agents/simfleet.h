@@ -2,10 +2,13 @@
  * simfleet.h: what every WebAssembly test agent here shares (freestanding C, no libc).
  *
  * The ABI (see README.md): the module exports `memory`, `simfleet_buffer`, `simfleet_init`,
- * `simfleet_reset` and `simfleet_act`, and imports at most `simfleet.random_u64`.
+ * `simfleet_reset` and `simfleet_act`, and imports at most `simfleet.random_u64` and
+ * `simfleet.random_fill`.
  *
  * This header gives:
- *   - SF_EXPORT / SF_IMPORT and the `random_u64` import (sf_random_u64);
+ *   - SF_EXPORT / SF_IMPORT and the stream's imports; sf_next, the next word, drawn from a
+ *     buffer that `random_fill` refills 32 words at a time (one call into the host per 32
+ *     draws instead of one per draw);
  *   - the static input buffer and the exported `simfleet_buffer` that returns it;
  *   - a bounds-checked MessagePack reader (sf_reader) and a writer (sf_writer);
  *   - the random primitives of shared/wire/src/seeding.rs (sf_unit, sf_index,
@@ -30,6 +33,23 @@
 /* The next 64-bit word of the seat's own ChaCha stream. Only referenced functions become
  * imports: an agent that never calls it imports nothing. */
 SF_IMPORT("simfleet", "random_u64") long long sf_random_u64(void);
+/* The stream's next `count` words, little-endian, at `words`. */
+SF_IMPORT("simfleet", "random_fill") void sf_random_fill(uint64_t *words, int count);
+
+/* Draws not yet used, refilled when empty. The host puts the module's memory back before
+ * every episode, where the stream starts again: the buffer is empty then too. */
+#define SF_DRAWS 32
+static uint64_t sf_draws[SF_DRAWS];
+static uint32_t sf_drawn = SF_DRAWS;
+
+/* The next word of the stream, as sf_random_u64 gives it, buffered. */
+static inline uint64_t sf_next(void) {
+    if (sf_drawn == SF_DRAWS) {
+        sf_random_fill(sf_draws, SF_DRAWS);
+        sf_drawn = 0;
+    }
+    return sf_draws[sf_drawn++];
+}
 
 /* ---------------------------------------------------------------- memory helpers */
 
@@ -63,7 +83,7 @@ void *memmove(void *dst, const void *src, size_t n) {
 /* ---------------------------------------------------------------- the input buffer */
 
 #ifndef SF_INPUT_CAP
-#define SF_INPUT_CAP 65536u
+#define SF_INPUT_CAP 16384u
 #endif
 
 /* Where the host writes the next input (the init map or an observation). */
@@ -406,12 +426,12 @@ static inline double sf_unit_of(uint64_t x) {
 
 /* unit() = unit(next_u64()), in [0, 1). */
 static inline double sf_unit(void) {
-    return sf_unit_of((uint64_t)sf_random_u64());
+    return sf_unit_of(sf_next());
 }
 
 /* index(n) = min(floor(unit() * n), n - 1), with index(2) = the word's top bit. n >= 1. */
 static inline uint32_t sf_index(uint32_t n) {
-    uint64_t x = (uint64_t)sf_random_u64();
+    uint64_t x = sf_next();
     if (n == 2) return (uint32_t)(x >> 63);
     double v = sf_unit_of(x) * (double)n;
     int64_t i = (int64_t)v; /* v in [0, n]: truncation is the floor */

@@ -283,7 +283,10 @@ impl Collector {
     }
 
     /// Delivers one job's result: played, or failed with a typed error.
-    pub fn deliver(&mut self, r: JobResult) -> anyhow::Result<()> {
+    pub fn deliver(&mut self, mut r: JobResult) -> anyhow::Result<()> {
+        if let Some(sweep) = self.sweep.as_ref().filter(|s| s.has_wasm) {
+            crate::sweep::modules::stamp(sweep, &mut r);
+        }
         if let Some(stopping) = self.stopping.as_mut() {
             stopping.accept_result(&r)?;
         }

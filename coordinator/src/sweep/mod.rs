@@ -120,6 +120,9 @@ pub struct Sweep {
     /// Each `wasm:` seat as written and as jobs carry it ([`modules::portable_definition`]).
     #[serde(skip)]
     pub module_rewrites: Vec<(String, String)>,
+    /// Whether a cell has a `wasm:` seat (its rows are stamped, [`modules::stamp`]).
+    #[serde(skip)]
+    pub has_wasm: bool,
 }
 
 /// The share of a cell's `llm` decisions that may fall back to the scripted policy before the
@@ -247,14 +250,17 @@ impl Sweep {
         games
     }
 
-    /// The stats columns of its records in CSV and Parquet: every stats key of its games, and
+    /// The stats columns of its records in CSV and Parquet: every stats key of its games,
     /// `outside` (the `python:` and `wasm:` seats' faults, docs/agents.md) when a cell has such
-    /// a seat.
+    /// a seat, and `modules` (each `wasm:` entry's label and hash) when one has a `wasm:` seat.
     pub fn stat_columns(&self) -> Vec<&'static str> {
         let mut cols = crate::records::stat_columns(&self.games());
         let has = |prefix: &str| self.cells.iter().any(|c| c.policy_set.seats.iter().any(|s| s.starts_with(prefix)));
         if has("python:") || has("wasm:") {
             cols.push(OUTSIDE_STAT);
+        }
+        if has("wasm:") {
+            cols.push(MODULES_STAT);
         }
         cols
     }
@@ -331,3 +337,5 @@ mod tests;
 
 /// The stats key of outside seats' faults (`{"<seat>": {"decisions", "illegal"}}`).
 pub const OUTSIDE_STAT: &str = "outside";
+/// The stats key of a row's `wasm:` entries (`{"<seat>": {"label", "sha256"}}`, [`modules::stamp`]).
+pub const MODULES_STAT: &str = "modules";

@@ -121,3 +121,33 @@ fn read(file: &Path) -> Result<SweepModule, String> {
     let checked = ModuleCache::global().insert(&bytes, None).map_err(|e| e.to_string())?;
     Ok(SweepModule { hash: checked.hash, file: file.to_path_buf(), bytes: bytes.into() })
 }
+
+/// Adds the `modules` stat to the records of `result` when its cell has `wasm:` seats: per such
+/// seat, the entry's label and its module's SHA-256 (`{"<seat>": {"label": …, "sha256": …}}`).
+/// The workers' records are the engine's (a port's, the native policy's byte for byte); the
+/// rows a results file gets name the modules that played them.
+pub fn stamp(sweep: &super::Sweep, result: &mut simfleet::protocol::JobResult) {
+    let game = result.game.parse().ok();
+    let cells = sweep.find_cell(game, &result.scenario, &result.policy_set);
+    let Some(cell) = cells.first() else { return };
+    let entries: serde_json::Map<String, serde_json::Value> = cell
+        .policy_set
+        .seats
+        .iter()
+        .enumerate()
+        .filter_map(|(seat, spec)| {
+            let parsed = Spec::parse(spec).ok().filter(|s| s.name == "wasm")?;
+            let label = parsed.get("label").unwrap_or_default().to_string();
+            Some((seat.to_string(), serde_json::json!({"label": label, "sha256": parsed.arg})))
+        })
+        .collect();
+    if entries.is_empty() {
+        return;
+    }
+    let entries = serde_json::Value::Object(entries);
+    for record in &mut result.records {
+        let mut map = std::mem::take(&mut record.stats).into_map();
+        map.insert(super::MODULES_STAT.into(), entries.clone());
+        record.stats = simfleet::stats::Stats::from(map);
+    }
+}

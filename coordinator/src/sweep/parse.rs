@@ -133,6 +133,7 @@ impl Sweep {
         let cells = super::cells::read(src, &raw.cells, &raw.rankings, sweep_epj, sweep_collect)?;
         let stop = src.stop(raw.stop, &cells)?;
         let (modules, module_rewrites) = modules.into_parts();
+        let has_wasm = cells.iter().any(|c| c.policy_set.seats.iter().any(|s| s.starts_with("wasm:")));
         if let Some(v) = &raw.llm_max_dollars {
             unpriced(&cells, &llm.prices)
                 .map_err(|message| src.err(Some(v.span()), Some("llm_max_dollars".into()), message))?;
@@ -154,6 +155,7 @@ impl Sweep {
             llm_prices: llm.prices,
             modules,
             module_rewrites,
+            has_wasm,
         };
         sweep.expand();
         Ok(sweep)

@@ -107,6 +107,18 @@ impl SeatShell<Box<dyn Transport>> {
     /// `{"policy_action": ...}` and then answers for real. A transport that fails fails the job.
     pub fn ask(&mut self, obs: Value, builtin: impl FnOnce(&str) -> Value) -> Value {
         let answer = self.transport.act(obs).unwrap_or_else(|e| fail(e));
+        self.builtin_round(answer, builtin)
+    }
+
+    /// [`SeatShell::ask`] with the observation already MessagePack (a game that writes it
+    /// directly: what a `wasm:` module reads, without a JSON value in between).
+    pub fn ask_encoded(&mut self, obs: &[u8], builtin: impl FnOnce(&str) -> Value) -> Value {
+        let answer = self.transport.act_encoded(obs).unwrap_or_else(|e| fail(e));
+        self.builtin_round(answer, builtin)
+    }
+
+    /// A Python environment's request for a built-in's choice answered, then its real answer.
+    fn builtin_round(&mut self, answer: Value, builtin: impl FnOnce(&str) -> Value) -> Value {
         if !self.transport.environment() {
             return answer;
         }

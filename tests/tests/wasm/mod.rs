@@ -48,7 +48,7 @@ fn rows(path: &Path) -> Vec<Value> {
 }
 
 /// The rows of policy set `set`, by seed, without the columns that name the cell (the record's
-/// own fields: seed, outcome, length, rewards, trajectory hash, stats).
+/// own fields: seed, outcome, length, rewards, trajectory hash, stats without `modules`).
 fn records_of(rows: &[Value], set: &str) -> Vec<Value> {
     let mut out: Vec<Value> = rows
         .iter()
@@ -57,6 +57,9 @@ fn records_of(rows: &[Value], set: &str) -> Vec<Value> {
             let mut r = r.clone();
             for k in ["sweep", "job", "policy_set"] {
                 r.as_object_mut().unwrap().remove(k);
+            }
+            if let Some(stats) = r["stats"].as_object_mut() {
+                stats.remove("modules");
             }
             r
         })

@@ -32,6 +32,15 @@ port5 = ["wasm:bb_archetype.wasm?archetype=hero", "coordinator", "wasm:bb_archet
     .unwrap();
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = rows(&dir.path().join("r.jsonl"));
+    // The rows name the entries that played them: label and the module's hash.
+    let sha = simfleet::outside::wasm::sha256_hex(&std::fs::read(dir.path().join("bb_archetype.wasm")).unwrap());
+    let port5 = rows.iter().find(|r| r["policy_set"] == "port5").unwrap();
+    assert_eq!(
+        port5["stats"]["modules"],
+        serde_json::json!({"0": {"label": "bb_archetype", "sha256": sha}, "2": {"label": "bb_archetype", "sha256": sha}})
+    );
+    assert_eq!(rows.iter().find(|r| r["policy_set"] == "port").unwrap()["stats"]["modules"]["0"]["label"], "ff");
+    assert!(rows.iter().filter(|r| r["policy_set"] == "native").all(|r| r["stats"].get("modules").is_none()));
     for (native, port) in [("native", "port"), ("native5", "port5")] {
         let (n, p) = (records_of(&rows, native), records_of(&rows, port));
         assert_eq!(n.len(), 10_000, "{native}");

@@ -48,6 +48,73 @@ pub fn encode(obs: &Observation) -> Value {
     })
 }
 
+/// The observation as MessagePack: the bytes of [`encode`]'s JSON encoded by `rmp_serde`
+/// (`the_messagepack_observation_is_its_json`), written directly: an outside seat is asked
+/// every tick, and a `wasm:` module reads these bytes.
+pub fn write(out: &mut Vec<u8>, obs: &Observation) {
+    use crate::msgpack::{array_len, map_len, str, uint};
+    fn list<T: Copy + Into<u64>>(out: &mut Vec<u8>, v: &[T]) {
+        array_len(out, v.len());
+        v.iter().for_each(|&x| uint(out, x.into()));
+    }
+    fn wide<T: Copy + Into<u64>>(out: &mut Vec<u8>, dtype: &str, v: &[T]) {
+        map_len(out, 2);
+        str(out, "dtype");
+        str(out, dtype);
+        str(out, "data");
+        list(out, v);
+    }
+    fn window<T: Into<u64>>(out: &mut Vec<u8>, obs: &Observation, f: impl Fn(&super::obs::Cell) -> T) {
+        array_len(out, VIEW);
+        for row in &obs.cells {
+            array_len(out, VIEW);
+            row.iter().for_each(|c| uint(out, f(c).into()));
+        }
+    }
+    out.clear();
+    map_len(out, 17);
+    str(out, "seat");
+    list(out, &[obs.agent_id]);
+    str(out, "time");
+    wide(out, "uint32", &[obs.step, obs.max_steps]);
+    str(out, "position");
+    wide(out, "uint16", &[obs.pos.0, obs.pos.1, obs.map_rows, obs.map_cols]);
+    str(out, "last_action");
+    list(out, &[obs.last_action]);
+    str(out, "last_ok");
+    list(out, &[u8::from(obs.last_ok)]);
+    str(out, "body");
+    let body =
+        [obs.energy, obs.hp, obs.influence, obs.heart, obs.energy_cap, obs.hp_cap, obs.influence_cap, obs.cargo_cap];
+    wide(out, "uint16", &body);
+    str(out, "cargo");
+    wide(out, "uint16", &obs.cargo);
+    str(out, "gear");
+    list(out, &[obs.gear]);
+    str(out, "vibe");
+    list(out, &[obs.vibe]);
+    str(out, "pool");
+    wide(out, "uint32", &[obs.pool[0], obs.pool[1], obs.pool[2], obs.pool[3], obs.pool_hearts]);
+    str(out, "team_vibes");
+    list(out, &obs.team_vibes);
+    str(out, "kind");
+    window(out, obs, |c| c.kind);
+    str(out, "align");
+    window(out, obs, |c| c.align);
+    str(out, "agent");
+    window(out, obs, |c| u8::from(c.agent));
+    str(out, "agent_vibe");
+    window(out, obs, |c| c.agent_vibe);
+    str(out, "agent_gear");
+    window(out, obs, |c| c.agent_gear);
+    str(out, "amount");
+    map_len(out, 2);
+    str(out, "dtype");
+    str(out, "uint16");
+    str(out, "data");
+    window(out, obs, |c| c.amount);
+}
+
 /// An action id as the contract's JSON.
 pub fn encode_action(id: u8) -> Value {
     json!(id)
@@ -76,6 +143,17 @@ mod tests {
         for bad in [json!(12), json!(-1), json!("noop"), json!([1, 2]), json!(null), json!(1.5)] {
             assert_eq!(decode(&bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn the_messagepack_observation_is_its_json() {
+        let mut obs = Observation { step: 70_000, max_steps: 100_000, energy: 300, agent_id: 3, ..Default::default() };
+        obs.cells[2][7].amount = 1000;
+        obs.cells[5][5].agent = true;
+        obs.pool = [0, 127, 128, 70_000];
+        let mut bytes = Vec::new();
+        write(&mut bytes, &obs);
+        assert_eq!(bytes, rmp_serde::to_vec(&encode(&obs)).unwrap());
     }
 
     #[test]

@@ -12,9 +12,12 @@
 //! for the next input; `simfleet_init(len: i32) -> i32`, once per instance, input
 //! `{"game", "seat", "params"}`, 0 to accept; `simfleet_reset(seed: i64)`, at every episode's
 //! start with the seat's seed; `simfleet_act(len: i32) -> i64`, input the observation,
-//! result `(address << 32) | length` of the answer. Import: at most `simfleet.random_u64:
-//! () -> i64`, the next word of the seat's own stream (the one a built-in policy in the seat
-//! draws from), and nothing else.
+//! result `(address << 32) | length` of the answer. The host asks for a buffer again only for
+//! an input longer than the last one it got: the address stays valid for the instance's life.
+//! Imports: at most `simfleet.random_u64: () -> i64`, the next word of the seat's own stream
+//! (the one a built-in policy in the seat draws from), and `simfleet.random_fill(address: i32,
+//! count: i32)`, its next `count` words (little-endian) at once, for a module that buffers its
+//! draws (a call into the host costs far more than a draw); nothing else.
 
 use serde_json::Value;
 
@@ -30,8 +33,12 @@ pub const RESET: &str = "simfleet_reset";
 pub const ACT: &str = "simfleet_act";
 /// The import module.
 pub const IMPORT_MODULE: &str = "simfleet";
-/// `random_u64: () -> i64`, the only import.
+/// `random_u64: () -> i64`.
 pub const RANDOM: &str = "random_u64";
+/// `random_fill: (address: i32, count: i32) -> ()`.
+pub const RANDOM_FILL: &str = "random_fill";
+/// The most words one `random_fill` gives.
+pub const MAX_FILL_WORDS: usize = 4096;
 
 /// The largest answer read back: 1 MiB (a longer one is the module's fault).
 pub const MAX_ANSWER_BYTES: usize = 1 << 20;
@@ -41,9 +48,19 @@ pub fn encode(value: &Value) -> Vec<u8> {
     rmp_serde::to_vec(value).expect("JSON values always encode")
 }
 
-/// A module's answer as JSON; `None` when it is not MessagePack (an illegal answer).
+/// A module's answer as JSON; `None` when it is not MessagePack (an illegal answer). The
+/// commonest answers, a small code or a short list of them, are read directly (a decision's
+/// answer is decoded every decision); the same values as the general decoder's.
 pub fn decode(bytes: &[u8]) -> Option<Value> {
-    rmp_serde::from_slice(bytes).ok()
+    match bytes {
+        [b] if *b < 0x80 => Some(Value::from(*b)),
+        [h, codes @ ..]
+            if h & 0xf0 == 0x90 && codes.len() == usize::from(h & 0x0f) && codes.iter().all(|b| *b < 0x80) =>
+        {
+            Some(Value::Array(codes.iter().map(|&b| Value::from(b)).collect()))
+        }
+        _ => rmp_serde::from_slice(bytes).ok(),
+    }
 }
 
 /// The input of `simfleet_init`.
@@ -63,5 +80,10 @@ mod tests {
         assert_eq!(encode(&json!([0, 1, 200])), vec![0x93, 0x00, 0x01, 0xcc, 200]);
         assert_eq!(decode(&encode(&json!({"a": [1, 2], "b": "x"}))), Some(json!({"a": [1, 2], "b": "x"})));
         assert_eq!(decode(&[0xc1]), None);
+        for answer in [json!(7), json!([1, 4, 1]), json!([]), json!([0, 127]), json!([1, 200]), json!(300)] {
+            let bytes = encode(&answer);
+            assert_eq!(decode(&bytes), rmp_serde::from_slice::<Value>(&bytes).ok(), "{answer}");
+            assert_eq!(decode(&bytes), Some(answer));
+        }
     }
 }

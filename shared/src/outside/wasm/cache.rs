@@ -1,7 +1,7 @@
 //! [`ModuleCache`]: the modules a process can play, by SHA-256, each checked and compiled once.
 //!
 //! A module is [`Checked`] before anything plays it: it must validate, import nothing but
-//! `simfleet.random_u64`, and export the ABI with the right types ([`super::abi`]). The
+//! the seat's random stream (`simfleet.random_u64`, `simfleet.random_fill`), and export the ABI with the right types ([`super::abi`]). The
 //! coordinator checks a sweep's modules when it reads the file, so a bad one is refused with
 //! its file and reason before anything is published or played; a worker checks a module it
 //! fetched, after its hash.
@@ -23,8 +23,11 @@ pub enum ModuleError {
     /// Not a valid WebAssembly module.
     #[error("not a valid WebAssembly module: {0}")]
     Invalid(String),
-    /// Imports something other than `simfleet.random_u64`.
-    #[error("it imports {0}, which a wasm seat may not (the only import is simfleet.random_u64: () -> i64)")]
+    /// Imports something other than `simfleet.random_u64` and `simfleet.random_fill`.
+    #[error(
+        "it imports {0}, which a wasm seat may not (the only imports are simfleet.random_u64: () -> i64 \
+         and simfleet.random_fill: (i32, i32) -> ())"
+    )]
     ForbiddenImport(String),
     /// Lacks an export of the ABI, or has it with the wrong type.
     #[error("it lacks the export {0} (docs/agents.md, \"WebAssembly agents\")")]
@@ -92,10 +95,16 @@ impl Checked {
         let (rewritten, globals) = super::globals::export_mutable_globals(bytes)?;
         let module = Module::new(engine(), &rewritten).map_err(|e| ModuleError::Invalid(format!("{e:#}")))?;
         let random = func(&[], &[ValType::I64]);
+        let fill = func(&[ValType::I32, ValType::I32], &[]);
         for import in module.imports() {
+            let want = match import.name() {
+                abi::RANDOM => &random,
+                abi::RANDOM_FILL => &fill,
+                _ => &random,
+            };
             let ok = import.module() == abi::IMPORT_MODULE
-                && import.name() == abi::RANDOM
-                && matches!(import.ty(), ExternType::Func(f) if FuncType::eq(&f, &random));
+                && [abi::RANDOM, abi::RANDOM_FILL].contains(&import.name())
+                && matches!(import.ty(), ExternType::Func(f) if FuncType::eq(&f, want));
             if !ok {
                 return Err(ModuleError::ForbiddenImport(format!("{}.{}", import.module(), import.name())));
             }

@@ -22,6 +22,8 @@ struct State {
     /// Set when the module asked for more memory than its cap.
     denied: bool,
     rng: Stream,
+    /// `random_fill`'s words, reused.
+    fill: Vec<u8>,
 }
 
 impl ResourceLimiter for State {
@@ -38,6 +40,28 @@ impl ResourceLimiter for State {
     }
 }
 
+/// `simfleet.random_fill(address, count)`: the seat's next `count` words, little-endian, at
+/// `address`. A count over [`abi::MAX_FILL_WORDS`] or an address outside the memory traps.
+fn random_fill(mut caller: Caller<'_, State>, address: i32, count: i32) -> wasmtime::Result<()> {
+    let n = usize::try_from(count)
+        .ok()
+        .filter(|n| *n <= abi::MAX_FILL_WORDS)
+        .ok_or_else(|| wasmtime::Error::msg(format!("random_fill of {count} words")))?;
+    let memory = caller
+        .get_export(abi::MEMORY)
+        .and_then(|e| e.into_memory())
+        .ok_or_else(|| wasmtime::Error::msg("no memory"))?;
+    let mut words = std::mem::take(&mut caller.data_mut().fill);
+    words.clear();
+    let state = caller.data_mut();
+    for _ in 0..n {
+        words.extend_from_slice(&state.rng.next_u64().to_le_bytes());
+    }
+    let written = memory.write(&mut caller, address as u32 as usize, &words);
+    caller.data_mut().fill = words;
+    written.map_err(|_| wasmtime::Error::msg("random_fill outside the memory"))
+}
+
 /// A live instance and its state after `simfleet_init`.
 struct Live {
     store: Store<State>,
@@ -49,6 +73,11 @@ struct Live {
     globals: Vec<(Global, Val)>,
     /// Whether the state is still the snapshot's (a new instance's first episode).
     fresh: bool,
+    /// The input buffer the module lent last, and its length: reused for inputs that fit.
+    lent: Option<(usize, usize)>,
+    /// `lent` at the snapshot: restored with the memory (a buffer lent later may be the
+    /// module's to reuse once its memory is the snapshot's again).
+    lent_at_snapshot: Option<(usize, usize)>,
 }
 
 /// Why a call did not give an answer: the module's fault, of a documented kind.
@@ -111,7 +140,7 @@ impl WasmTransport {
 
     /// A new instance, initialised, with its snapshot.
     fn instantiate(&self) -> Result<Live, String> {
-        let state = State { cap: self.seat.limits.memory, denied: false, rng: Stream::new(0, 0) };
+        let state = State { cap: self.seat.limits.memory, denied: false, rng: Stream::new(0, 0), fill: Vec::new() };
         let mut store = Store::new(engine(), state);
         store.limiter(|s| s as &mut dyn ResourceLimiter);
         let mut linker: Linker<State> = Linker::new(engine());
@@ -120,6 +149,7 @@ impl WasmTransport {
                 caller.data_mut().rng.next_u64() as i64
             })
             .map_err(|e| e.to_string())?;
+        linker.func_wrap(abi::IMPORT_MODULE, abi::RANDOM_FILL, random_fill).map_err(|e| e.to_string())?;
         let fuel = self.seat.limits.fuel;
         store.set_fuel(fuel).map_err(|e| e.to_string())?;
         let instance: Instance = linker.instantiate(&mut store, &self.checked.module).map_err(|e| {
@@ -131,8 +161,18 @@ impl WasmTransport {
         let init: TypedFunc<i32, i32> = instance.get_typed_func(&mut store, abi::INIT).map_err(|e| e.to_string())?;
         let reset = instance.get_typed_func(&mut store, abi::RESET).map_err(|e| e.to_string())?;
         let act = instance.get_typed_func(&mut store, abi::ACT).map_err(|e| e.to_string())?;
-        let mut live =
-            Live { store, memory, buffer, reset, act, snapshot: Vec::new(), globals: Vec::new(), fresh: true };
+        let mut live = Live {
+            store,
+            memory,
+            buffer,
+            reset,
+            act,
+            snapshot: Vec::new(),
+            globals: Vec::new(),
+            fresh: true,
+            lent: None,
+            lent_at_snapshot: None,
+        };
         let msg = abi::init_message(&self.game, self.seat.seat, &self.seat.params);
         let answer = live.write(&msg, fuel).and_then(|len| live.call_init(init, len, fuel));
         match answer {
@@ -143,6 +183,7 @@ impl WasmTransport {
             Err(CallError::Fault(kind)) => return Err(format!("simfleet_init faulted ({kind})")),
         }
         live.snapshot = live.memory.data(&live.store).to_vec();
+        live.lent_at_snapshot = live.lent;
         for name in self.checked.globals.iter() {
             let g = instance.get_global(&mut live.store, name).ok_or("a rewritten global is not exported")?;
             let v = g.get(&mut live.store);
@@ -175,12 +216,20 @@ impl WasmTransport {
 }
 
 impl Live {
-    /// Writes `input` into the module's buffer; its length as the call's argument.
+    /// Writes `input` into the module's buffer (asking for one only when the last is too
+    /// short); its length as the call's argument.
     fn write(&mut self, input: &[u8], fuel: u64) -> Result<i32, CallError> {
         let len = i32::try_from(input.len()).map_err(|_| CallError::Fault("bad_buffer"))?;
-        self.store.set_fuel(fuel).expect("fuel is on");
-        let ptr = self.buffer.call(&mut self.store, len).map_err(|e| self.fault(&e))?;
-        self.memory.write(&mut self.store, ptr as u32 as usize, input).map_err(|_| CallError::Fault("bad_buffer"))?;
+        let ptr = match self.lent {
+            Some((ptr, cap)) if input.len() <= cap => ptr,
+            _ => {
+                self.store.set_fuel(fuel).expect("fuel is on");
+                let ptr = self.buffer.call(&mut self.store, len).map_err(|e| self.fault(&e))? as u32 as usize;
+                self.lent = Some((ptr, input.len()));
+                ptr
+            }
+        };
+        self.memory.write(&mut self.store, ptr, input).map_err(|_| CallError::Fault("bad_buffer"))?;
         Ok(len)
     }
 
@@ -205,6 +254,7 @@ impl Live {
             return false;
         }
         data.copy_from_slice(&self.snapshot);
+        self.lent = self.lent_at_snapshot;
         for (g, v) in &self.globals {
             g.set(&mut self.store, *v).expect("the snapshot's own value and type");
         }

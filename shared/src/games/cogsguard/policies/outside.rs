@@ -24,12 +24,19 @@ pub struct OutsideSeat {
     shell: SeatShell<Box<dyn Transport>>,
     roster: Roster,
     builtins: Builtins<Policy>,
+    /// The observation's MessagePack, reused every tick.
+    obs: Vec<u8>,
 }
 
 impl OutsideSeat {
     /// Seat `seat` (spec `spec`) answered through `transport`.
     pub fn new(seat: usize, spec: &Spec, transport: Box<dyn Transport>, roster: Roster) -> OutsideSeat {
-        OutsideSeat { shell: SeatShell::new(seat, transport), roster, builtins: Builtins::new(seat, spec) }
+        OutsideSeat {
+            shell: SeatShell::new(seat, transport),
+            roster,
+            builtins: Builtins::new(seat, spec),
+            obs: Vec::with_capacity(4096),
+        }
     }
 
     /// Starts the episode of `seed`.
@@ -54,7 +61,8 @@ impl OutsideSeat {
         let (builtins, roster) = (&mut self.builtins, &self.roster);
         // A built-in decides with this seat's stream, as it would in the seat; its rank counts
         // the earlier seats with the same spec, the other agent seats' built-ins included.
-        let answer = self.shell.ask(contract::encode(obs), |spec| {
+        contract::write(&mut self.obs, obs);
+        let answer = self.shell.ask_encoded(&self.obs, |spec| {
             let policy = builtins.get(spec, |seat, s| {
                 let parsed = PolicySpec::parse(seat, s)?;
                 let mut roster = roster.lock().unwrap_or_else(|e| e.into_inner());
