@@ -97,3 +97,53 @@ async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() 
     assert!(stderr.contains("forbidden.wasm") && stderr.contains("env.clock_ms"), "{stderr}");
     assert_eq!(jobs_in_stream(&js).await, 0, "nothing was published");
 }
+
+/// Whether `submit --watch` printed its end (the wasm entries' table comes after the summary).
+fn watch_done(watch: &CoordinatorProcess) -> bool {
+    watch.stdout().contains("wasm entries")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wasm_seats_play_under_the_shipped_permissions() {
+    let dir = tempfile::tempdir().unwrap();
+    agents_in(dir.path(), &["bb_archetype", "trap"]);
+    let sweep = "name = \"wasm-perms\"\nseeds = { start = 0, count = 60 }\nepisodes_per_job = 20\n[[cells]]\n\
+        game = \"bucket_brigade\"\nscenarios = [\"default\"]\n[cells.policy_sets]\n\
+        port = [\"wasm:bb_archetype.wasm\", \"free_rider\", \"hero\", \"coordinator\"]\n\
+        trap = [\"wasm:trap.wasm\", \"free_rider\", \"hero\", \"coordinator\"]\n";
+    std::fs::write(dir.path().join("s.toml"), sweep).unwrap();
+    ok(dir.path(), &["run", "s.toml", "--out", "run.jsonl", "--quiet"]);
+    let server = NatsServer::start_with_config(simfleet_tests::config_fixture("permissions.conf"));
+    let url = server.client_url();
+    let admin =
+        [("SIMFLEET_COORDINATOR__AUTH__USER", "admin"), ("SIMFLEET_COORDINATOR__AUTH__PASSWORD", "admin-s3cret")];
+    let mut setup = CoordinatorProcess::spawn(&["setup", "--nats-url", &url], &admin);
+    assert!(setup.wait_exit(Duration::from_secs(60)).await.success(), "{}", setup.stderr().join("\n"));
+    let worker_env = [("SIMFLEET_WORKER__AUTH__USER", "worker"), ("SIMFLEET_WORKER__AUTH__PASSWORD", "worker-s3cret")];
+    let args = ["--nats-url", url.as_str(), "--metrics-listen", "127.0.0.1:0", "--concurrency", "1"];
+    let worker = WorkerProcess::spawn(&args, &worker_env);
+    let out = dir.path().join("fleet.jsonl");
+    let coordinator = [
+        ("SIMFLEET_COORDINATOR__AUTH__USER", "coordinator"),
+        ("SIMFLEET_COORDINATOR__AUTH__PASSWORD", "coordinator-s3cret"),
+    ];
+    let s = dir.path().join("s.toml");
+    let mut watch = CoordinatorProcess::spawn(
+        &["submit", s.to_str().unwrap(), "--watch", "--out", out.to_str().unwrap(), "--nats-url", &url],
+        &coordinator,
+    );
+    let done =
+        simfleet_tests::wait::wait_until_or_none(Duration::from_secs(90), || watch_done(&watch).then_some(())).await;
+    let logs = worker.logs().join("\n");
+    assert!(!logs.contains("refused an operation"), "the worker was refused something:\n{logs}");
+    assert!(done.is_some(), "the watch did not end:\n{}\n{logs}", watch.stderr().join("\n"));
+    let status = watch.wait_exit(Duration::from_secs(10)).await;
+    assert!(status.success(), "{}\n{logs}", watch.stderr().join("\n"));
+    let mut run = rows(&dir.path().join("run.jsonl"));
+    let mut fleet = rows(&out);
+    let key = |r: &serde_json::Value| (r["job"].as_u64(), r["seed"].as_u64());
+    run.sort_by_key(key);
+    fleet.sort_by_key(key);
+    assert_eq!(fleet.len(), 120);
+    assert!(run == fleet, "the fleet's records are run's");
+}
