@@ -70,7 +70,11 @@ impl Membership {
             .cells
             .iter()
             .map(|c| {
-                let seats = c.policy_set.seats.iter().map(|s| names.get(s.as_str()).unwrap_or(&s.as_str()).to_string());
+                // A seat no roster names is its spec, a `wasm:` entry its label (not its hash).
+                let seats = c.policy_set.seats.iter().map(|s| match names.get(s.as_str()) {
+                    Some(name) => name.to_string(),
+                    None => simfleet::outside::wasm::label(s).unwrap_or_else(|| s.clone()),
+                });
                 ((c.game.as_str().to_string(), c.policy_set.name.clone()), seats.collect())
             })
             .collect();

@@ -82,7 +82,7 @@ async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() 
     }
     let peak = peak_rss_kib(survivor.pid());
     eprintln!("the surviving worker's peak resident memory: {} MiB", peak / 1024);
-    assert!(peak < 400 * 1024, "peak RSS {peak} KiB");
+    assert!(peak < 200 * 1024, "peak RSS {peak} KiB");
     let addr = survivor.metrics_addr(Duration::from_secs(5)).await;
     let (code, _) = simfleet_tests::scrape::http_get(addr, "/healthz").await.unwrap();
     assert_eq!(code, 200, "the survivor answers /healthz");

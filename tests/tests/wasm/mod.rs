@@ -5,6 +5,7 @@
 mod adversarial;
 mod fleet;
 mod ports;
+mod tournament;
 
 use std::path::Path;
 
