@@ -190,6 +190,11 @@ pub fn listing(games: &[GameKind]) -> String {
             "    {:width$}  python:package.module:Class[?key=value]: a Python policy, run in a host process (docs/python.md)",
             "python"
         );
+        let _ = writeln!(
+            out,
+            "    {:width$}  wasm:path/to/agent.wasm[?label=name&fuel=N&memory_mb=M&key=value]: a sandboxed WebAssembly agent (docs/agents.md)",
+            "wasm"
+        );
         if !g.stats.is_empty() {
             let _ = writeln!(out, "  stats: {}", g.stats.join(", "));
         }

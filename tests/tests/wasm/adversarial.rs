@@ -117,3 +117,23 @@ fn a_forbidden_import_and_garbage_bytes_are_refused_before_anything_is_played() 
         assert!(!dir.path().join("r.jsonl").exists(), "{file}: nothing was played");
     }
 }
+
+#[test]
+fn an_infinite_loop_with_the_default_fuel_loses_its_episode_and_the_run_ends() {
+    // As a new user writes it: no fuel or memory keys, the defaults bound the loop.
+    let dir = tempfile::tempdir().unwrap();
+    agents_in(dir.path(), &["spin"]);
+    let sweep = "name = \"spin-defaults\"\nseeds = { start = 0, count = 3 }\n[[cells]]\ngame = \"bucket_brigade\"\n\
+        scenarios = [\"default\"]\n[cells.policy_sets]\nspin = [\"wasm:spin.wasm\", \"firefighter\", \"hero\", \"coordinator\"]\n";
+    std::fs::write(dir.path().join("s.toml"), sweep).unwrap();
+    let stdout = {
+        let s = dir.path().join("s.toml");
+        let r = dir.path().join("r.jsonl");
+        let out = coordinator_output(&["run", s.to_str().unwrap(), "--out", r.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(stdout.contains("spin[0] wasm:spin: 3 episodes, 3 faulted (out_of_fuel 3)"), "the faults table:\n{stdout}");
+    let rows = rows(&dir.path().join("r.jsonl"));
+    assert!(rows.iter().all(|r| r["stats"]["outside"]["0"]["fault"] == "out_of_fuel"));
+}
