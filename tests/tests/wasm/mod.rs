@@ -5,6 +5,7 @@
 mod adversarial;
 mod fleet;
 mod ports;
+mod sandbox;
 mod tournament;
 
 use std::path::Path;
