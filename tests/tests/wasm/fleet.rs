@@ -147,3 +147,31 @@ async fn wasm_seats_play_under_the_shipped_permissions() {
     assert_eq!(fleet.len(), 120);
     assert!(run == fleet, "the fleet's records are run's");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_whose_module_is_missing_or_not_its_hash_gets_a_typed_error() {
+    use simfleet::JobErrorKind;
+    use simfleet_tests::jobs::{bb_job, good_job, publish_job, unique_sweep};
+    use simfleet_tests::results::collect_results;
+    use simfleet_tests::{connect, test_settings, RunningWorker};
+
+    let server = NatsServer::start();
+    let (_client, js) = connect(&server.client_url()).await;
+    let sweep = unique_sweep("modules");
+    let bytes = std::fs::read(simfleet_tests::agents::agent("illegal")).unwrap();
+    // Stored under a name that is not its hash: a worker must not play it.
+    let wrong = "ab".repeat(32);
+    simfleet::nats::modules::put(&js, &[(wrong.as_str(), bytes.as_slice())], 1).await.unwrap();
+    let seats = |hash: &str| vec![format!("wasm:{hash}"), "hero".into(), "hero".into(), "hero".into()];
+    publish_job(&js, &bb_job(&sweep, 0, "default", "missing", seats(&"cd".repeat(32)), 3)).await;
+    publish_job(&js, &bb_job(&sweep, 1, "default", "mislabelled", seats(&wrong), 3)).await;
+    publish_job(&js, &good_job(&sweep, 2, 3)).await;
+    let _worker = RunningWorker::start(test_settings(&server.client_url())).await;
+    let results = collect_results(&js, &sweep, 3, Duration::from_secs(60)).await;
+    let error = |i: u64| results[&i].error.clone().unwrap_or_else(|| panic!("job {i} was played"));
+    assert_eq!(error(0).kind, JobErrorKind::InvalidJob);
+    assert!(error(0).message.contains("not in the object store"), "{}", error(0).message);
+    assert_eq!(error(1).kind, JobErrorKind::InvalidJob);
+    assert!(error(1).message.contains("SHA-256"), "{}", error(1).message);
+    assert_eq!(results[&2].error, None, "the worker goes on");
+}
