@@ -147,8 +147,60 @@ typedef struct {
     int have_phase, have_houses, have_locations, have_signals;
 } obs_t;
 
+/* Whether bytes p[*i..] start with the n bytes of lit (then steps over them). */
+static int lit(const uint8_t *p, uint32_t len, uint32_t *i, const char *s, uint32_t n) {
+    if (*i + n > len) return 0;
+    for (uint32_t k = 0; k < n; k++) {
+        if (p[*i + k] != (uint8_t)s[k]) return 0;
+    }
+    *i += n;
+    return 1;
+}
+#define LIT(s) lit(p, n, &i, s, sizeof(s) - 1)
+
+/* A list of `count` codes each at most `max`, after its fixarray header; its length. */
+static int codes(const uint8_t *p, uint32_t n, uint32_t *i, uint8_t *out, uint32_t cap, uint8_t max, uint32_t *count) {
+    if (*i >= n || (p[*i] & 0xf0) != 0x90) return 0;
+    uint32_t c = p[*i] & 0x0f;
+    if (c > cap || *i + 1 + c > n) return 0;
+    for (uint32_t k = 0; k < c; k++) {
+        uint8_t v = p[*i + 1 + k];
+        if (v > max) return 0;
+        if (out) out[k] = v;
+    }
+    *i += 1 + c;
+    *count = c;
+    return 1;
+}
+
+/* The observation as the host writes it (the contract's keys in order, small codes): read
+ * by position, without a key lookup. 0 when the bytes are laid out otherwise (the general
+ * reader below then reads them). */
+static int read_obs_fast(int len, obs_t *o) {
+    const uint8_t *p = sf_input;
+    uint32_t n = (uint32_t)len, i = 0, c, night;
+    uint8_t one[1];
+    if (len < 0 || (uint32_t)len > SF_INPUT_CAP) return 0;
+    if (!LIT("\x88\xa5phase") || !codes(p, n, &i, one, 1, 1, &c) || c != 1) return 0;
+    o->phase = one[0];
+    if (!LIT("\xa5night") || !codes(p, n, &i, 0, 1, 0x7f, &night) || night != 1) return 0;
+    if (!LIT("\xa6houses") || !codes(p, n, &i, o->houses, NUM_HOUSES, 2, &c) || c != NUM_HOUSES) return 0;
+    if (!LIT("\xa9locations") || !codes(p, n, &i, o->locations, MAX_AGENTS, NUM_HOUSES - 1, &o->n)) return 0;
+    if (!LIT("\xablast_houses") || !codes(p, n, &i, 0, MAX_AGENTS, 0x7f, &c)) return 0;
+    if (!LIT("\xaalast_modes") || !codes(p, n, &i, 0, MAX_AGENTS, 0x7f, &c)) return 0;
+    if (!LIT("\xaclast_signals") || !codes(p, n, &i, 0, MAX_AGENTS, 0x7f, &c)) return 0;
+    if (!LIT("\xa7signals") || !codes(p, n, &i, o->signals, MAX_AGENTS, 1, &o->n_signals)) return 0;
+    if (i != n) return 0;
+    o->have_phase = o->have_houses = o->have_locations = o->have_signals = 1;
+    return 1;
+}
+
 /* Reads and checks the observation; 0 when it is malformed. */
 static int read_obs(int len, obs_t *o) {
+    if (read_obs_fast(len, o)) {
+        if (o->n < 1 || home >= o->n || o->n_signals != o->n) return 0;
+        return 1;
+    }
     sf_reader r = sf_input_reader(len);
     uint32_t entries;
     o->have_phase = o->have_houses = o->have_locations = o->have_signals = 0;
