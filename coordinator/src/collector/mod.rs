@@ -278,15 +278,22 @@ impl Collector {
                 self.count_done(rows);
                 Ok(())
             }
-            Prepared::Result(r) => self.deliver(r),
+            // Stamped where it was prepared (`run`'s play threads).
+            Prepared::Result(r) => self.accept(r),
         }
     }
 
-    /// Delivers one job's result: played, or failed with a typed error.
+    /// Delivers one job's result: played, or failed with a typed error. The rows of a cell
+    /// with `wasm:` seats are stamped with its modules first ([`crate::sweep::modules::stamp`]).
     pub fn deliver(&mut self, mut r: JobResult) -> anyhow::Result<()> {
         if let Some(sweep) = self.sweep.as_ref().filter(|s| s.has_wasm) {
             crate::sweep::modules::stamp(sweep, &mut r);
         }
+        self.accept(r)
+    }
+
+    /// [`Collector::deliver`] of a result already stamped.
+    fn accept(&mut self, r: JobResult) -> anyhow::Result<()> {
         if let Some(stopping) = self.stopping.as_mut() {
             stopping.accept_result(&r)?;
         }

@@ -68,20 +68,8 @@ fn a_replay_of_an_episode_that_ran_out_of_fuel_is_the_episode() {
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = rows(&dir.path().join("r.jsonl"));
     let spun = records_of(&rows, "spin");
-    let sweep = dir.path().join("s.toml");
     for seed in [3u64, 17] {
-        let out = coordinator_output(&[
-            "replay",
-            sweep.to_str().unwrap(),
-            "--scenario",
-            "default",
-            "--policy-set",
-            "spin",
-            "--seed",
-            &seed.to_string(),
-        ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let replay: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let replay = super::replay(dir.path(), "spin", seed);
         let record = &spun[seed as usize];
         assert_eq!(replay["record"]["stats"], record["stats"], "seed {seed}");
         assert_eq!(replay["record"]["trajectory_hash"], record["trajectory_hash"], "seed {seed}");

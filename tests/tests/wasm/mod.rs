@@ -40,6 +40,17 @@ fn ok(dir: &Path, args: &[&str]) -> String {
     stderr
 }
 
+/// `coordinator replay` of seed `seed` of policy set `set` (scenario `default`) of the sweep
+/// `s.toml` in `dir`, which must succeed: the replay's JSON.
+fn replay(dir: &Path, set: &str, seed: u64) -> Value {
+    let sweep = dir.join("s.toml");
+    let seed = seed.to_string();
+    let args = ["replay", sweep.to_str().unwrap(), "--scenario", "default", "--policy-set", set, "--seed", &seed];
+    let out = coordinator_output(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// The rows of a JSON Lines records file, in file order.
 fn rows(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)

@@ -38,21 +38,9 @@ fn a_module_that_remembers_is_reset_before_every_episode() {
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = rows(&dir.path().join("r.jsonl"));
     assert_eq!(rows.len(), 12);
-    let sweep = dir.path().join("s.toml");
     // The last seeds of the job, replayed alone: the same episodes.
     for seed in [7u64, 11] {
-        let out = coordinator_output(&[
-            "replay",
-            sweep.to_str().unwrap(),
-            "--scenario",
-            "default",
-            "--policy-set",
-            "m",
-            "--seed",
-            &seed.to_string(),
-        ]);
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let replay: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let replay = super::replay(dir.path(), "m", seed);
         let played = rows.iter().find(|r| r["seed"] == seed).unwrap();
         assert_eq!(replay["record"]["trajectory_hash"], played["trajectory_hash"], "seed {seed}");
         assert_eq!(replay["record"]["team_reward"], played["team_reward"], "seed {seed}");
