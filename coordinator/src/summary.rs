@@ -17,7 +17,9 @@ use crate::cell_order::{self, Place};
 use crate::table::{self, Align};
 
 mod accumulator;
+mod outside;
 pub use accumulator::SummaryScan;
+pub use outside::{OutsideCounts, SeatCounts};
 
 /// Running figures of one cell.
 #[derive(Clone, Debug, Default)]
@@ -32,6 +34,8 @@ pub struct CellStats {
     /// Episodes with `llm` seats, and their tokens.
     llm_episodes: u64,
     tokens: u64,
+    /// The outside seats' illegal answers and faults (records with an `outside` stat).
+    pub outside: OutsideCounts,
     /// Where the cell goes in the table: the sweep's order.
     pub place: Place,
 }
@@ -66,6 +70,7 @@ impl CellStats {
         self.length_sum += other.length_sum;
         self.llm_episodes += other.llm_episodes;
         self.tokens += other.tokens;
+        self.outside.merge(&other.outside);
         self.place.earliest(other.place);
         for (o, c) in &other.outcomes {
             *self.outcomes.entry(o.clone()).or_default() += c;
@@ -164,10 +169,20 @@ impl Summary {
         self.cells.values().any(|c| c.llm_episodes > 0)
     }
 
-    /// The columns [`Summary::add_row`] reads (`stats.llm` for the token counts); a reader may
-    /// leave the others out.
-    pub const COLUMNS: &'static [&'static str] =
-        &["game", "engine_version", "scenario", "policy_set", "seed", "team_reward", "length", "outcome", "stats.llm"];
+    /// The columns [`Summary::add_row`] reads (`stats.llm` for the token counts, `stats.outside`
+    /// for the outside seats' faults); a reader may leave the others out.
+    pub const COLUMNS: &'static [&'static str] = &[
+        "game",
+        "engine_version",
+        "scenario",
+        "policy_set",
+        "seed",
+        "team_reward",
+        "length",
+        "outcome",
+        "stats.llm",
+        "stats.outside",
+    ];
 
     fn check_version(&mut self, game: &str, engine_version: &str) -> Result<(), MixedVersions> {
         match self.versions.get(game) {
@@ -258,6 +273,9 @@ impl Summary {
             &row.outcome,
         )?;
         self.add_tokens(&row.game, &row.scenario, &row.policy_set, llm_tokens(row.stats.get("llm")));
+        if let Some(outside) = row.stats.get("outside") {
+            self.cell(&row.game, &row.scenario, &row.policy_set).outside.add(outside);
+        }
         self.place(&row.game, &row.scenario, &row.policy_set, row.job);
         Ok(())
     }
@@ -285,6 +303,10 @@ impl Summary {
             )?;
             if llm {
                 self.add_tokens(&r.game, &r.scenario, &r.policy_set, record_tokens(&rec.stats));
+            }
+            // Added by the game to the episodes it names ([`simfleet::outside::add_faults`]).
+            if let Some(outside) = rec.stats.added("outside") {
+                self.cell(&r.game, &r.scenario, &r.policy_set).outside.add(outside);
             }
         }
         self.place(&r.game, &r.scenario, &r.policy_set, r.index);

@@ -1,15 +1,17 @@
 //! Faults of `wasm:` entries per cell, from the records' `outside` stat: what `run` and `watch`
 //! print after the summary table, as they print the model cells' fallbacks, so that a
-//! tournament shows which entries lost decisions to their fallback and why.
+//! tournament shows which entries lost decisions to their fallback and why. The counts are the
+//! summary's ([`crate::summary::OutsideCounts`], gathered as the results were collected); only a
+//! resumed watch, whose summary is the file's, reads them back from the records file.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;
 
-use serde_json::Value;
 use simfleet::protocol::Collect;
 
 use crate::records::reader::for_each_row_of;
+use crate::summary::Summary;
 use crate::sweep::Sweep;
 
 /// One (policy set, seat) of a `wasm:` entry.
@@ -24,10 +26,9 @@ struct Entry {
     illegal: u64,
 }
 
-/// The table of `wasm:` entries of `sweep`'s records cells in records file `out`; empty when the
-/// sweep has none.
-pub fn table(sweep: &Sweep, out: &Path) -> anyhow::Result<String> {
-    let mut entries: BTreeMap<(String, usize), Entry> = BTreeMap::new();
+/// The `wasm:` entries of `sweep`'s records cells, keyed by (policy set, seat).
+fn entries(sweep: &Sweep) -> BTreeMap<(String, usize), Entry> {
+    let mut entries = BTreeMap::new();
     for c in sweep.cells.iter().filter(|c| c.collect == Collect::Records) {
         for (seat, spec) in c.policy_set.seats.iter().enumerate() {
             if let Some(label) = simfleet::outside::wasm::label(spec) {
@@ -35,23 +36,51 @@ pub fn table(sweep: &Sweep, out: &Path) -> anyhow::Result<String> {
             }
         }
     }
-    if entries.is_empty() || !out.exists() {
+    entries
+}
+
+/// The table of `wasm:` entries of `sweep`'s records cells, counted in `summary` (the
+/// collector's, of every record delivered); empty when the sweep has none.
+pub fn table(sweep: &Sweep, summary: &Summary) -> String {
+    let mut entries = entries(sweep);
+    if entries.is_empty() {
+        return String::new();
+    }
+    for ((_, _, set), cell) in &summary.cells {
+        for ((_, seat), e) in entries.iter_mut().filter(|((s, _), _)| s == set) {
+            e.episodes += cell.episodes;
+            if let Some(counts) = cell.outside.seat(*seat) {
+                e.illegal += counts.illegal;
+                for (kind, n) in &counts.faults {
+                    *e.faults.entry(kind.clone()).or_default() += n;
+                }
+            }
+        }
+    }
+    render(&entries)
+}
+
+/// [`table`] of the records in file `out` (a resumed watch's: its summary is the file's).
+pub fn table_of_file(sweep: &Sweep, out: &Path) -> anyhow::Result<String> {
+    if entries(sweep).is_empty() || !out.exists() {
         return Ok(String::new());
     }
-    for_each_row_of(out, Some(&["policy_set", "stats.outside"]), |_, row| {
-        let faults = row.stats.get("outside");
-        for ((set, seat), e) in entries.iter_mut().filter(|((set, _), _)| *set == row.policy_set) {
-            e.episodes += 1;
-            let Some(f) = faults.and_then(|o| o.get(seat.to_string())) else { continue };
-            e.illegal += f.get("illegal").and_then(Value::as_u64).unwrap_or(0);
-            if let Some(kind) = f.get("fault").and_then(Value::as_str) {
-                *e.faults.entry(kind.to_string()).or_default() += 1;
-            }
-            let _ = set;
+    let mut summary = Summary::default();
+    let mut mixed = None;
+    for_each_row_of(out, Some(Summary::COLUMNS), |_, row| {
+        if let Err(e) = summary.add_row(&row) {
+            mixed.get_or_insert(e);
         }
     })?;
+    if let Some(e) = mixed {
+        return Err(e.into());
+    }
+    Ok(table(sweep, &summary))
+}
+
+fn render(entries: &BTreeMap<(String, usize), Entry>) -> String {
     let mut s = String::from("\nwasm entries (episodes with a fault lose the rest of it to the fallback):\n");
-    for ((set, seat), e) in &entries {
+    for ((set, seat), e) in entries {
         let faulted: u64 = e.faults.values().sum();
         let kinds: Vec<String> = e.faults.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let kinds = if kinds.is_empty() { String::new() } else { format!(" ({})", kinds.join(", ")) };
@@ -61,5 +90,5 @@ pub fn table(sweep: &Sweep, out: &Path) -> anyhow::Result<String> {
             e.label, e.episodes, e.illegal
         );
     }
-    Ok(s)
+    s
 }

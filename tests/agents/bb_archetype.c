@@ -76,6 +76,8 @@ static inline uint32_t distance(uint32_t a, uint32_t b) {
 
 /* ---------------------------------------------------------------- init */
 
+static void build_layouts(void);
+
 SF_EXPORT("simfleet_init") int simfleet_init(int len) {
     sf_reader r = sf_input_reader(len);
     uint32_t entries;
@@ -113,6 +115,7 @@ SF_EXPORT("simfleet_init") int simfleet_init(int len) {
     if (r.err || !have_seat || seat >= MAX_AGENTS) return 1;
     for (int i = 0; i < 10; i++) T[i] = ARCHETYPES[archetype].t[i];
     home = (uint32_t)seat;
+    build_layouts();
     ready = 1;
     return 0;
 }
@@ -140,57 +143,104 @@ SF_EXPORT("simfleet_reset") void simfleet_reset(long long seed) {
 typedef struct {
     uint32_t phase;
     uint32_t n; /* agents: the length of "locations" */
-    uint8_t houses[NUM_HOUSES];
-    uint8_t locations[MAX_AGENTS];
-    uint8_t signals[MAX_AGENTS];
+    const uint8_t *houses;    /* NUM_HOUSES codes */
+    const uint8_t *locations; /* n codes */
+    const uint8_t *signals;   /* n_signals codes */
     uint32_t n_signals;
     int have_phase, have_houses, have_locations, have_signals;
+    /* Where the general reader puts the codes (the fast path points into the input). */
+    uint8_t own_houses[NUM_HOUSES], own_locations[MAX_AGENTS], own_signals[MAX_AGENTS];
 } obs_t;
 
-/* Whether bytes p[*i..] start with the n bytes of lit (then steps over them). */
-static int lit(const uint8_t *p, uint32_t len, uint32_t *i, const char *s, uint32_t n) {
-    if (*i + n > len) return 0;
-    for (uint32_t k = 0; k < n; k++) {
-        if (p[*i + k] != (uint8_t)s[k]) return 0;
-    }
-    *i += n;
-    return 1;
-}
-#define LIT(s) lit(p, n, &i, s, sizeof(s) - 1)
+/* ---------------------------------------------------------------- the host's layout
+ *
+ * The host writes the observation in one layout: the contract's eight keys in order, each a
+ * fixarray of codes below 0x80 (docs/agents.md): 94 + 5n bytes for n agents. init builds that
+ * layout for every n (the bytes, and a mask that keeps all but each code's low 7 bits), so an
+ * observation is checked 8 bytes at a time and its codes read at fixed offsets; anything else
+ * goes to the general reader. (init's state is part of the snapshot the host restores, so the
+ * layouts are built once per instance.) */
+#define LAYOUT_WORDS 19 /* (94 + 5 * MAX_AGENTS) / 8, rounded up */
+#define LAYOUT_BASE 94u
+static uint64_t layout_bits[MAX_AGENTS + 1][LAYOUT_WORDS];
+static uint64_t layout_mask[MAX_AGENTS + 1][LAYOUT_WORDS];
+/* The offsets of the codes that the heuristic reads (the same for every n up to locations). */
+static uint32_t at_phase, at_houses, at_locations, at_signals[MAX_AGENTS + 1];
 
-/* A list of `count` codes each at most `max`, after its fixarray header; its length. */
-static int codes(const uint8_t *p, uint32_t n, uint32_t *i, uint8_t *out, uint32_t cap, uint8_t max, uint32_t *count) {
-    if (*i >= n || (p[*i] & 0xf0) != 0x90) return 0;
-    uint32_t c = p[*i] & 0x0f;
-    if (c > cap || *i + 1 + c > n) return 0;
-    for (uint32_t k = 0; k < c; k++) {
-        uint8_t v = p[*i + 1 + k];
-        if (v > max) return 0;
-        if (out) out[k] = v;
-    }
-    *i += 1 + c;
-    *count = c;
-    return 1;
+/* Appends one byte of the layout: `fixed` bytes must match, a code only be below 0x80. */
+static void put(uint8_t *bits, uint8_t *mask, uint32_t *i, uint8_t b, int fixed) {
+    bits[*i] = fixed ? b : 0;
+    mask[*i] = fixed ? 0xff : 0x80;
+    *i += 1;
 }
 
-/* The observation as the host writes it (the contract's keys in order, small codes): read
- * by position, without a key lookup. 0 when the bytes are laid out otherwise (the general
- * reader below then reads them). */
+static void put_key(uint8_t *bits, uint8_t *mask, uint32_t *i, const char *k, uint32_t codes) {
+    uint32_t kn = 0;
+    while (k[kn]) kn++;
+    put(bits, mask, i, (uint8_t)(0xa0 | kn), 1);
+    for (uint32_t c = 0; c < kn; c++) put(bits, mask, i, (uint8_t)k[c], 1);
+    put(bits, mask, i, (uint8_t)(0x90 | codes), 1);
+    for (uint32_t c = 0; c < codes; c++) put(bits, mask, i, 0, 0);
+}
+
+static void build_layouts(void) {
+    for (uint32_t n = 1; n <= MAX_AGENTS; n++) {
+        uint8_t bits[LAYOUT_WORDS * 8] = {0}, mask[LAYOUT_WORDS * 8] = {0};
+        uint32_t i = 0;
+        put(bits, mask, &i, 0x88, 1);
+        put_key(bits, mask, &i, "phase", 1);
+        at_phase = i - 1;
+        put_key(bits, mask, &i, "night", 1);
+        put_key(bits, mask, &i, "houses", NUM_HOUSES);
+        at_houses = i - NUM_HOUSES;
+        put_key(bits, mask, &i, "locations", n);
+        at_locations = i - n;
+        put_key(bits, mask, &i, "last_houses", n);
+        put_key(bits, mask, &i, "last_modes", n);
+        put_key(bits, mask, &i, "last_signals", n);
+        put_key(bits, mask, &i, "signals", n);
+        at_signals[n] = i - n;
+        /* i == LAYOUT_BASE + 5n */
+        for (uint32_t w = 0; w < LAYOUT_WORDS; w++) {
+            uint64_t b = 0, m = 0;
+            for (uint32_t k = 0; k < 8; k++) {
+                b |= (uint64_t)bits[8 * w + k] << (8 * k);
+                m |= (uint64_t)mask[8 * w + k] << (8 * k);
+            }
+            layout_bits[n][w] = b;
+            layout_mask[n][w] = m;
+        }
+    }
+}
+
+/* Whether each of the `n` codes at p is at most `max` (codes already below 0x80). */
+static inline int at_most(const uint8_t *p, uint32_t n, uint8_t max) {
+    uint8_t over = 0;
+    for (uint32_t k = 0; k < n; k++) over |= (uint8_t)(p[k] > max);
+    return !over;
+}
+
+/* The observation in the host's layout, read at the layout's offsets; 0 when the bytes are
+ * laid out otherwise (the general reader below then reads them). */
 static int read_obs_fast(int len, obs_t *o) {
+    if (len < (int)(LAYOUT_BASE + 1) || len > (int)(LAYOUT_BASE + 5 * MAX_AGENTS) || (len - LAYOUT_BASE) % 5) return 0;
+    uint32_t n = ((uint32_t)len - LAYOUT_BASE) / 5, words = ((uint32_t)len + 7) / 8;
+    /* sf_input is 16-byte aligned and longer than any layout: whole words are read, and the
+     * bytes past `len` are masked out. */
+    const uint64_t *in = (const uint64_t *)(const void *)sf_input;
+    const uint64_t *bits = layout_bits[n], *mask = layout_mask[n];
+    uint64_t diff = 0;
+    for (uint32_t w = 0; w < words; w++) diff |= (in[w] ^ bits[w]) & mask[w];
+    if (diff) return 0;
     const uint8_t *p = sf_input;
-    uint32_t n = (uint32_t)len, i = 0, c, night;
-    uint8_t one[1];
-    if (len < 0 || (uint32_t)len > SF_INPUT_CAP) return 0;
-    if (!LIT("\x88\xa5phase") || !codes(p, n, &i, one, 1, 1, &c) || c != 1) return 0;
-    o->phase = one[0];
-    if (!LIT("\xa5night") || !codes(p, n, &i, 0, 1, 0x7f, &night) || night != 1) return 0;
-    if (!LIT("\xa6houses") || !codes(p, n, &i, o->houses, NUM_HOUSES, 2, &c) || c != NUM_HOUSES) return 0;
-    if (!LIT("\xa9locations") || !codes(p, n, &i, o->locations, MAX_AGENTS, NUM_HOUSES - 1, &o->n)) return 0;
-    if (!LIT("\xablast_houses") || !codes(p, n, &i, 0, MAX_AGENTS, 0x7f, &c)) return 0;
-    if (!LIT("\xaalast_modes") || !codes(p, n, &i, 0, MAX_AGENTS, 0x7f, &c)) return 0;
-    if (!LIT("\xaclast_signals") || !codes(p, n, &i, 0, MAX_AGENTS, 0x7f, &c)) return 0;
-    if (!LIT("\xa7signals") || !codes(p, n, &i, o->signals, MAX_AGENTS, 1, &o->n_signals)) return 0;
-    if (i != n) return 0;
+    if (p[at_phase] > 1 || !at_most(p + at_houses, NUM_HOUSES, 2) || !at_most(p + at_locations, n, NUM_HOUSES - 1) ||
+        !at_most(p + at_signals[n], n, 1))
+        return 0;
+    o->phase = p[at_phase];
+    o->houses = p + at_houses;
+    o->locations = p + at_locations;
+    o->signals = p + at_signals[n];
+    o->n = o->n_signals = n;
     o->have_phase = o->have_houses = o->have_locations = o->have_signals = 1;
     return 1;
 }
@@ -203,6 +253,9 @@ static int read_obs(int len, obs_t *o) {
     }
     sf_reader r = sf_input_reader(len);
     uint32_t entries;
+    o->houses = o->own_houses;
+    o->locations = o->own_locations;
+    o->signals = o->own_signals;
     o->have_phase = o->have_houses = o->have_locations = o->have_signals = 0;
     o->n = o->n_signals = 0;
     if (!sf_read_map(&r, &entries)) return 0;
@@ -216,14 +269,17 @@ static int read_obs(int len, obs_t *o) {
             o->phase = p[0];
             o->have_phase = 1;
         } else if (sf_key_eq(k, kn, "houses")) {
-            if (!sf_read_u8_array(&r, o->houses, NUM_HOUSES, 2, &count) || count != NUM_HOUSES) return 0;
+            if (!sf_read_u8_array(&r, o->own_houses, NUM_HOUSES, 2, &count) || count != NUM_HOUSES) return 0;
+            o->houses = o->own_houses;
             o->have_houses = 1;
         } else if (sf_key_eq(k, kn, "locations")) {
-            if (!sf_read_u8_array(&r, o->locations, MAX_AGENTS, NUM_HOUSES - 1, &count)) return 0;
+            if (!sf_read_u8_array(&r, o->own_locations, MAX_AGENTS, NUM_HOUSES - 1, &count)) return 0;
+            o->locations = o->own_locations;
             o->n = count;
             o->have_locations = 1;
         } else if (sf_key_eq(k, kn, "signals")) {
-            if (!sf_read_u8_array(&r, o->signals, MAX_AGENTS, 1, &count)) return 0;
+            if (!sf_read_u8_array(&r, o->own_signals, MAX_AGENTS, 1, &count)) return 0;
+            o->signals = o->own_signals;
             o->n_signals = count;
             o->have_signals = 1;
         } else {

@@ -46,7 +46,7 @@ pub fn run(args: Args) -> anyhow::Result<ExitCode> {
     eprint!("{}", crate::llm_tally::estimate(&sweep));
     let report = embedded::play(&args.sweep, &args.out, args.threads, !args.quiet, args.collect)?;
     print_report(&report, &args.out);
-    print!("{}", crate::wasm_tally::table(&sweep, &args.out)?);
+    print!("{}", crate::wasm_tally::table(&sweep, &report.summary));
     let models_ok = crate::llm_tally::check(&sweep, &args.out)?;
     Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

@@ -77,7 +77,11 @@ pub(super) async fn follow(
         fleet::metrics::await_next_scrape(fleet::metrics::FINAL_SCRAPE_TIMEOUT).await;
     }
     print_report(&report, out)?;
-    print!("{}", crate::wasm_tally::table(&report.definition, out)?);
+    let wasm = match &report.summary {
+        Some(s) => crate::wasm_tally::table(&report.definition, s),
+        None => crate::wasm_tally::table_of_file(&report.definition, out)?,
+    };
+    print!("{wasm}");
     // Model calls, failures and fallbacks of the cells with `llm` seats; too many fallbacks fail.
     let models_ok = crate::llm_tally::check(&report.definition, out)?;
     Ok(if report.failures.is_empty() && models_ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })

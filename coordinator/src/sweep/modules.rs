@@ -144,10 +144,9 @@ pub fn stamp(sweep: &super::Sweep, result: &mut simfleet::protocol::JobResult) {
     if entries.is_empty() {
         return;
     }
-    let entries = serde_json::Value::Object(entries);
+    // One value for every record: typed stats stay typed (`Stats::add`).
+    let entries = std::sync::Arc::new(serde_json::Value::Object(entries));
     for record in &mut result.records {
-        let mut map = std::mem::take(&mut record.stats).into_map();
-        map.insert(super::MODULES_STAT.into(), entries.clone());
-        record.stats = simfleet::stats::Stats::from(map);
+        record.stats.add(super::MODULES_STAT, entries.clone());
     }
 }

@@ -7,7 +7,6 @@ use serde_json::{json, Value};
 use super::{fail, policy_error, Transport};
 use crate::protocol::{EpisodeRecord, JobError};
 use crate::spec::Spec;
-use crate::stats::{Stats, StatsMap};
 
 /// What went wrong with one seat's answers in an episode (the record's `outside` stat).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -86,10 +85,10 @@ impl SeatShell<Box<dyn Transport>> {
 
     /// One decision on an answer already asked for ([`SeatShell::ask`]): if the agent faulted,
     /// the fallback decides and the fault is counted; else as [`SeatShell::decide`].
-    pub fn decide_after<A>(
+    pub fn decide_after<R, A>(
         &mut self,
-        answer: Value,
-        legal: impl FnOnce(Value) -> Option<A>,
+        answer: R,
+        legal: impl FnOnce(R) -> Option<A>,
         fallback: impl FnOnce() -> A,
     ) -> A {
         if let Some(kind) = self.transport.fault() {
@@ -194,7 +193,5 @@ pub fn add_faults(record: &mut EpisodeRecord, seats: impl IntoIterator<Item = (u
     if seats.is_empty() {
         return;
     }
-    let mut map: StatsMap = std::mem::take(&mut record.stats).into_map();
-    map.insert("outside".into(), Value::Object(seats));
-    record.stats = Stats::from(map);
+    record.stats.add("outside", Value::Object(seats));
 }

@@ -49,6 +49,15 @@ pub trait Transport: Debug + Send {
         self.act(rmp_serde::from_slice(obs).expect("a game's own MessagePack observation"))
     }
 
+    /// [`Transport::act_encoded`] for a game whose actions are short lists of codes (Bucket
+    /// Brigade's `[signal, house, mode]`): the answer's entries into `codes` (each its value if
+    /// a non-negative integer, else `None`) and their count, or `None` when the answer is not a
+    /// list of at most `codes.len()` entries (or the agent faulted). The same reading as the
+    /// JSON answer's, without building it.
+    fn act_codes(&mut self, obs: &[u8], codes: &mut [Option<u64>]) -> Result<Option<usize>, JobError> {
+        Ok(codes_of(&self.act_encoded(obs)?, codes))
+    }
+
     /// Whether the agent has faulted in this episode (a `wasm:` seat that ran out of fuel,
     /// trapped or overran its memory: the kind, as the record's `outside` stat names it). Its
     /// answers are then `null`, and the fallback decides for the rest of the episode.
@@ -70,6 +79,17 @@ pub trait Transport: Debug + Send {
     fn environment(&self) -> bool {
         false
     }
+}
+
+/// A JSON answer's codes ([`Transport::act_codes`]): of a list of at most `codes.len()`
+/// entries, each entry's non-negative integer (`None` for any other entry), written into
+/// `codes`; the list's length.
+pub fn codes_of(answer: &Value, codes: &mut [Option<u64>]) -> Option<usize> {
+    let list = answer.as_array().filter(|a| a.len() <= codes.len())?;
+    for (c, v) in codes.iter_mut().zip(list) {
+        *c = v.as_u64();
+    }
+    Some(list.len())
 }
 
 impl Transport for PythonHost {

@@ -8,6 +8,10 @@
 //! stats as a map ([`Stats::as_map`]) builds that map once, on first use; records decoded from MessagePack
 //! or JSON are always maps.
 //!
+//! Stats added after the game built them ([`Stats::add`]: an outside seat's `outside`, the
+//! coordinator's `modules`) follow the game's own keys and leave typed stats typed: their
+//! bytes are the map's with the key appended, without building the map.
+//!
 //! The protocol names no game: typed stats travel as a trait object. The paths every episode
 //! takes are the game's own, monomorphic code: [`TypedStats::to_map`] (reading the stats as a
 //! map, which the exports do), [`TypedStats::write_msgpack`] (a result encoded by
@@ -99,8 +103,34 @@ enum Repr {
     /// Shared, not boxed: cloning a record does not copy its stats.
     Typed {
         typed: Arc<dyn TypedStats>,
+        /// Added stats ([`Stats::add`]), after the game's own keys; shared, as the coordinator
+        /// adds one value to every record of a job.
+        added: Vec<(&'static str, Arc<Value>)>,
         map: OnceLock<StatsMap>,
     },
+}
+
+/// The map of typed stats with their added stats.
+fn map_with(typed: &dyn TypedStats, added: &[(&'static str, Arc<Value>)]) -> StatsMap {
+    let mut map = typed.to_map();
+    for (key, value) in added {
+        map.insert((*key).to_string(), Value::clone(value));
+    }
+    map
+}
+
+/// Adds `more` to the count of the MessagePack map whose header starts at `out[start]`,
+/// rewriting the header in the shortest form for the new count (what `rmp` writes for it).
+fn grow_map_header(out: &mut Vec<u8>, start: usize, more: usize) {
+    let (count, len) = match out[start] {
+        b @ 0x80..=0x8f => (usize::from(b & 0x0f), 1),
+        0xde => (usize::from(u16::from_be_bytes([out[start + 1], out[start + 2]])), 3),
+        0xdf => (u32::from_be_bytes([out[start + 1], out[start + 2], out[start + 3], out[start + 4]]) as usize, 5),
+        b => unreachable!("typed stats write one map, not a value marked {b:#x}"),
+    };
+    let mut header = Vec::with_capacity(5);
+    rmp::encode::write_map_len(&mut header, (count + more) as u32).expect("writing to a Vec cannot fail");
+    out.splice(start..start + len, header);
 }
 
 /// The stats of one episode record.
@@ -110,7 +140,36 @@ pub struct Stats(Repr);
 impl Stats {
     /// Typed stats; read as a map only when asked.
     pub fn typed(typed: impl TypedStats) -> Stats {
-        Stats(Repr::Typed { typed: Arc::new(typed), map: OnceLock::new() })
+        Stats(Repr::Typed { typed: Arc::new(typed), added: Vec::new(), map: OnceLock::new() })
+    }
+
+    /// Adds stat `key` after the game's own (replacing an added one of that key): what an
+    /// outside seat's `outside` stat and the coordinator's `modules` are. Typed stats stay
+    /// typed, so adding a stat to every record does not build every record's map. `key` must
+    /// not be one of the game's own stats.
+    pub fn add(&mut self, key: &'static str, value: impl Into<Arc<Value>>) {
+        match &mut self.0 {
+            Repr::Map(m) => {
+                m.insert(key.to_string(), Arc::unwrap_or_clone(value.into()));
+            }
+            Repr::Typed { typed, added, map } => {
+                debug_assert!(!typed.to_map().contains_key(key), "{key} is one of the game's own stats");
+                *map = OnceLock::new();
+                match added.iter_mut().find(|(k, _)| *k == key) {
+                    Some(entry) => entry.1 = value.into(),
+                    None => added.push((key, value.into())),
+                }
+            }
+        }
+    }
+
+    /// Stat `key` if it was added ([`Stats::add`]), without building typed stats' map; for
+    /// stats that are a map (read from a file), the map's `key`.
+    pub fn added(&self, key: &str) -> Option<&Value> {
+        match &self.0 {
+            Repr::Map(m) => m.get(key),
+            Repr::Typed { added, .. } => added.iter().find(|(k, _)| *k == key).map(|(_, v)| &**v),
+        }
     }
 
     /// The typed stats, if these are typed.
@@ -125,7 +184,7 @@ impl Stats {
     pub fn into_map(self) -> StatsMap {
         match self.0 {
             Repr::Map(m) => m,
-            Repr::Typed { typed, map } => map.into_inner().unwrap_or_else(|| typed.to_map()),
+            Repr::Typed { typed, added, map } => map.into_inner().unwrap_or_else(|| map_with(&*typed, &added)),
         }
     }
 
@@ -136,7 +195,14 @@ impl Stats {
     pub fn for_each_number(&self, mut f: impl FnMut(&str, f64)) {
         match self.built_map() {
             Ok(m) => for_each_number_of(m, &mut f),
-            Err(typed) => typed.for_each_number(&mut f),
+            Err((typed, added)) => {
+                typed.for_each_number(&mut f);
+                for (key, value) in added {
+                    if let Some(v) = value.as_f64() {
+                        f(key, v);
+                    }
+                }
+            }
         }
     }
 
@@ -145,16 +211,20 @@ impl Stats {
     pub fn llm_tokens(&self) -> Option<u64> {
         match self.built_map() {
             Ok(m) => crate::aggregate::llm_tokens(m.get("llm")),
-            Err(typed) => typed.llm_tokens(),
+            Err((typed, added)) => match added.iter().find(|(k, _)| *k == "llm") {
+                Some((_, llm)) => crate::aggregate::llm_tokens(Some(llm)),
+                None => typed.llm_tokens(),
+            },
         }
     }
 
     /// The map if there is one already (a map, or typed stats read as one), else the typed
-    /// stats.
-    fn built_map(&self) -> Result<&StatsMap, &dyn TypedStats> {
+    /// stats and their added ones.
+    #[allow(clippy::type_complexity)]
+    fn built_map(&self) -> Result<&StatsMap, (&dyn TypedStats, &[(&'static str, Arc<Value>)])> {
         match &self.0 {
             Repr::Map(m) => Ok(m),
-            Repr::Typed { typed, map } => map.get().ok_or(&**typed),
+            Repr::Typed { typed, added, map } => map.get().ok_or((&**typed, added.as_slice())),
         }
     }
 
@@ -163,7 +233,17 @@ impl Stats {
     pub fn write_msgpack(&self, out: &mut Vec<u8>) {
         match &self.0 {
             Repr::Map(m) => write_msgpack_of(m, out),
-            Repr::Typed { typed, .. } => typed.write_msgpack(out),
+            Repr::Typed { typed, added, .. } => {
+                let start = out.len();
+                typed.write_msgpack(out);
+                if !added.is_empty() {
+                    grow_map_header(out, start, added.len());
+                    for (key, value) in added {
+                        crate::msgpack::str(out, key);
+                        write_msgpack_of(&**value, out);
+                    }
+                }
+            }
         }
     }
 }
@@ -187,7 +267,7 @@ impl Stats {
     pub fn as_map(&self) -> &StatsMap {
         match &self.0 {
             Repr::Map(m) => m,
-            Repr::Typed { typed, map } => map.get_or_init(|| typed.to_map()),
+            Repr::Typed { typed, added, map } => map.get_or_init(|| map_with(&**typed, added)),
         }
     }
 
@@ -220,7 +300,9 @@ impl Serialize for Stats {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match &self.0 {
             Repr::Map(m) => m.serialize(serializer),
-            Repr::Typed { typed, .. } => (**typed).serialize(serializer),
+            Repr::Typed { typed, added, .. } if added.is_empty() => (**typed).serialize(serializer),
+            // With added stats: as the map (a path the hot encoders do not take).
+            Repr::Typed { .. } => self.as_map().serialize(serializer),
         }
     }
 }

@@ -5,10 +5,9 @@
 //! in range is illegal, and a `wasm:` seat may fault: the seat's fallback, `random` on the
 //! seat's own stream, decides instead, and the record's `outside` stat counts it, per seat. The
 //! episode is otherwise the one the engine plays: the same draws, the same seat streams for the
-//! scripted seats. The observation is written as MessagePack directly ([`write_observation`]),
-//! the bytes a `wasm:` module reads, twice a night per seat, without a JSON value in between.
-
-use serde_json::Value;
+//! scripted seats. The observation is written as MessagePack directly ([`Layout`]), the bytes a
+//! `wasm:` module reads, twice a night per seat, without a JSON value in between; the answer is
+//! read as codes ([`Transport::act_codes`]).
 
 use crate::outside::{SeatShell, Transport};
 use crate::protocol::EpisodeRecord;
@@ -19,13 +18,16 @@ use super::house::NUM_HOUSES;
 use super::policies::{AnyPolicy, RandomPolicy};
 use super::scenario::Scenario;
 use super::stepper::{Choice, Phase, ScriptedSeat, Stepper};
-use super::view::{CodesMut, View};
+use super::view::CodesMut;
 
 /// One outside seat: its shell over the transport, and its fallback.
 #[derive(Debug)]
 struct Outside {
     shell: SeatShell<Box<dyn Transport>>,
     fallback: ScriptedSeat,
+    /// The episode the fallback is yet to be started for: started when first asked (most
+    /// episodes never ask, and a start keys a ChaCha stream).
+    fallback_pending: Option<u64>,
 }
 
 /// A team with at least one outside seat.
@@ -33,8 +35,8 @@ struct Outside {
 pub struct OutsideTeam {
     stepper: Stepper,
     seats: Vec<Outside>,
-    /// The observation's bytes, reused.
-    obs: Vec<u8>,
+    /// The observation's bytes, rewritten for every decision.
+    obs: Layout,
 }
 
 impl OutsideTeam {
@@ -48,11 +50,11 @@ impl OutsideTeam {
                 Err(transport) => {
                     entries.push(None);
                     let fallback = ScriptedSeat::new(AnyPolicy::Random(RandomPolicy), i, sc);
-                    seats.push(Outside { shell: SeatShell::new(i, transport), fallback });
+                    seats.push(Outside { shell: SeatShell::new(i, transport), fallback, fallback_pending: None });
                 }
             }
         }
-        OutsideTeam { stepper: Stepper::new(sc, &entries), seats, obs: Vec::with_capacity(128) }
+        OutsideTeam { stepper: Stepper::new(sc, &entries), seats, obs: Layout::new(sc.num_agents) }
     }
 
     /// Plays the episode of `seed`; fills `log` with every night when given. A transport that
@@ -61,7 +63,7 @@ impl OutsideTeam {
         self.stepper.keep_last_night(log.is_some());
         self.stepper.reset(seed);
         for o in &mut self.seats {
-            o.fallback.reset(seed);
+            o.fallback_pending = Some(seed);
             o.shell.start(seed);
         }
         if let Some(log) = log.as_deref_mut() {
@@ -72,11 +74,21 @@ impl OutsideTeam {
             choices.clear();
             let phase = self.stepper.phase();
             for o in &mut self.seats {
-                let view = self.stepper.view(o.shell.seat);
-                write_observation(&mut self.obs, &view, self.stepper.scenario());
-                let answer = o.shell.transport.act_encoded(&self.obs).unwrap_or_else(|e| crate::outside::fail(e));
-                let fallback = &mut o.fallback;
-                let c = o.shell.decide_after(answer, |answer| legal(&answer, phase), || fallback.decide(&view));
+                let seat = o.shell.seat;
+                let obs = self.obs.write(&self.stepper, seat);
+                let mut codes = [None; 3];
+                let answer = o.shell.transport.act_codes(obs, &mut codes).unwrap_or_else(|e| crate::outside::fail(e));
+                let (fallback, pending, stepper) = (&mut o.fallback, &mut o.fallback_pending, &self.stepper);
+                let c = o.shell.decide_after(
+                    answer,
+                    |n| legal(n.map(|n| &codes[..n]), phase),
+                    || {
+                        if let Some(seed) = pending.take() {
+                            fallback.reset(seed);
+                        }
+                        fallback.decide(&stepper.view(seat))
+                    },
+                );
                 choices.push(c);
             }
             let out = self.stepper.step(&choices).expect("legal choices, one per outside seat");
@@ -110,49 +122,69 @@ impl OutsideTeam {
 const KEYS: [&str; 8] =
     ["phase", "night", "houses", "locations", "last_houses", "last_modes", "last_signals", "signals"];
 
-/// Writes the observation as MessagePack into `out`: a map of the contract's keys
-/// (docs/agents.md), each a list of codes, every integer in its shortest form. The same bytes
-/// as the JSON observation encoded by `rmp_serde` (`the_observation_is_its_json_in_messagepack`).
-pub fn write_observation(out: &mut Vec<u8>, view: &View, sc: &Scenario) {
-    let n = view.agents;
-    let (mut phase, mut night) = (0u8, 0u8);
-    let mut b = [[0u8; NUM_HOUSES]; 6];
-    let [houses, locations, lh, lm, ls, signals] = &mut b;
-    view.write_codes(
-        sc,
-        &mut CodesMut {
-            phase: &mut phase,
-            night: &mut night,
-            houses,
-            locations: &mut locations[..n],
-            last_houses: &mut lh[..n],
-            last_modes: &mut lm[..n],
-            last_signals: &mut ls[..n],
-            signals: &mut signals[..n],
-        },
-    );
-    out.clear();
-    // fixmap of 8; fixstr keys; fixarrays (at most MAX_AGENTS = 10 codes) of uint codes.
-    out.push(0x80 | KEYS.len() as u8);
-    let values: [&[u8]; 8] = [&[phase], &[night], &b[0], &b[1][..n], &b[2][..n], &b[3][..n], &b[4][..n], &b[5][..n]];
-    for (key, codes) in KEYS.iter().zip(values) {
-        out.push(0xa0 | key.len() as u8);
-        out.extend_from_slice(key.as_bytes());
-        out.push(0x90 | codes.len() as u8);
-        for &c in codes {
-            if c >= 0x80 {
-                out.push(0xcc);
-            }
-            out.push(c);
+/// The observation's MessagePack for `n` agents: a map of the contract's keys in order
+/// (docs/agents.md), each a fixarray of codes. Every code is below 0x80 (a positive fixint: a
+/// night is at most `MAX_NIGHTS` + 1 = 101, the others are states, houses and modes), so all
+/// but the codes are the same bytes in every observation: they are written once, and each
+/// observation writes its codes into them. The bytes of the JSON observation encoded by
+/// `rmp_serde` (`the_observation_is_its_json_in_messagepack`).
+#[derive(Clone, Debug)]
+struct Layout {
+    bytes: Vec<u8>,
+    /// Where each key's codes start, and how many there are.
+    fields: [(usize, usize); 8],
+}
+
+impl Layout {
+    fn new(n: usize) -> Layout {
+        let mut bytes = vec![0x80 | KEYS.len() as u8];
+        let mut fields = [(0, 0); 8];
+        for (k, key) in KEYS.iter().enumerate() {
+            let len = match k {
+                0 | 1 => 1,
+                2 => NUM_HOUSES,
+                _ => n,
+            };
+            bytes.push(0xa0 | key.len() as u8);
+            bytes.extend_from_slice(key.as_bytes());
+            bytes.push(0x90 | len as u8);
+            fields[k] = (bytes.len(), len);
+            bytes.resize(bytes.len() + len, 0);
         }
+        Layout { bytes, fields }
+    }
+
+    /// Seat `seat`'s observation now, written by the stepper into the codes' places.
+    fn write(&mut self, stepper: &Stepper, seat: usize) -> &[u8] {
+        let mut rest: &mut [u8] = &mut self.bytes;
+        let mut at = 0;
+        let mut slots: [&mut [u8]; 8] = Default::default();
+        for (slot, &(start, len)) in slots.iter_mut().zip(&self.fields) {
+            let (_, tail) = std::mem::take(&mut rest).split_at_mut(start - at);
+            let (codes, tail) = tail.split_at_mut(len);
+            (*slot, rest, at) = (codes, tail, start + len);
+        }
+        let [phase, night, houses, locations, last_houses, last_modes, last_signals, signals] = slots;
+        let mut out = CodesMut {
+            phase: &mut phase[0],
+            night: &mut night[0],
+            houses,
+            locations,
+            last_houses,
+            last_modes,
+            last_signals,
+            signals,
+        };
+        stepper.write_view(seat, &mut out);
+        &self.bytes
     }
 }
 
 /// `[signal, house, mode]` codes in range, or `None`: only the fields the phase reads are
 /// checked, as the environments read only those.
-fn legal(answer: &Value, phase: Phase) -> Option<Choice> {
-    let a = answer.as_array().filter(|a| a.len() == 3)?;
-    let code = |i: usize, below: u64| a[i].as_u64().filter(|&v| v < below);
+fn legal(answer: Option<&[Option<u64>]>, phase: Phase) -> Option<Choice> {
+    let a = answer.filter(|a| a.len() == 3)?;
+    let code = |i: usize, below: u64| a[i].filter(|&v| v < below);
     let mode = |v: u64| if v == 0 { Mode::Rest } else { Mode::Work };
     match phase {
         Phase::Signal => Some(Choice { signal: mode(code(0, 2)?), house: 0, mode: Mode::Rest }),
@@ -164,38 +196,78 @@ fn legal(answer: &Value, phase: Phase) -> Option<Choice> {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::{json, Value};
+
     use super::super::stepper::Stepper;
+    use super::super::view::View;
     use super::*;
 
-    /// The observation as JSON, as the contract writes it.
+    /// The observation as the contract's JSON, from the view's codes.
     fn json(view: &View, sc: &Scenario) -> Value {
-        let mut bytes = Vec::new();
-        write_observation(&mut bytes, view, sc);
-        rmp_serde::from_slice(&bytes).unwrap()
+        let n = view.agents;
+        let (mut phase, mut night) = (0u8, 0u8);
+        let mut b = [[0u8; NUM_HOUSES]; 6];
+        let [houses, locations, lh, lm, ls, signals] = &mut b;
+        view.write_codes(
+            sc,
+            &mut CodesMut {
+                phase: &mut phase,
+                night: &mut night,
+                houses,
+                locations: &mut locations[..n],
+                last_houses: &mut lh[..n],
+                last_modes: &mut lm[..n],
+                last_signals: &mut ls[..n],
+                signals: &mut signals[..n],
+            },
+        );
+        json!({
+            "phase": [phase], "night": [night], "houses": b[0], "locations": b[1][..n],
+            "last_houses": b[2][..n], "last_modes": b[3][..n], "last_signals": b[4][..n], "signals": b[5][..n],
+        })
     }
 
     #[test]
     fn the_observation_is_its_json_in_messagepack() {
-        let sc = Scenario::from_spec(&crate::Spec::parse("default").unwrap()).unwrap();
-        let mut stepper = Stepper::new(sc, &vec![None; sc.num_agents]);
-        let mut seen = 0;
-        for seed in 0..20 {
-            stepper.reset(seed);
-            loop {
-                let view = stepper.view(1);
-                let mut bytes = Vec::new();
-                write_observation(&mut bytes, &view, &sc);
-                let value = json(&view, &sc);
-                assert_eq!(value.as_object().unwrap().keys().collect::<Vec<_>>(), KEYS.iter().collect::<Vec<_>>());
-                assert_eq!(bytes, rmp_serde::to_vec(&value).unwrap(), "seed {seed}");
-                seen += 1;
-                let choice = Choice { signal: Mode::Work, house: (seed % 10) as u8, mode: Mode::Work };
-                let out = stepper.step(&vec![choice; sc.num_agents]).unwrap();
-                if out.terminated || out.truncated {
-                    break;
+        for spec in ["default", "default?num_agents=10", "default?num_agents=7"] {
+            let sc = Scenario::from_spec(&crate::Spec::parse(spec).unwrap()).unwrap();
+            let mut stepper = Stepper::new(sc, &vec![None; sc.num_agents]);
+            let mut layout = Layout::new(sc.num_agents);
+            let mut seen = 0;
+            for seed in 0..20 {
+                stepper.reset(seed);
+                loop {
+                    for seat in [0, sc.num_agents - 1] {
+                        let value = json(&stepper.view(seat), &sc);
+                        let keys: Vec<&String> = value.as_object().unwrap().keys().collect();
+                        assert_eq!(keys, KEYS.iter().collect::<Vec<_>>());
+                        assert_eq!(
+                            layout.write(&stepper, seat),
+                            rmp_serde::to_vec(&value).unwrap(),
+                            "{spec} seed {seed}"
+                        );
+                        seen += 1;
+                    }
+                    let choice = Choice { signal: Mode::Work, house: (seed % 10) as u8, mode: Mode::Work };
+                    let out = stepper.step(&vec![choice; sc.num_agents]).unwrap();
+                    if out.terminated || out.truncated {
+                        break;
+                    }
                 }
             }
+            assert!(seen > 80, "{spec}");
         }
-        assert!(seen > 40);
+    }
+
+    #[test]
+    fn an_answer_is_legal_when_its_phase_fields_are_in_range() {
+        assert!(legal(Some(&[Some(1), Some(99), None]), Phase::Signal).is_some(), "only the signal is read");
+        assert!(legal(Some(&[Some(2), Some(0), Some(0)]), Phase::Signal).is_none());
+        let act = legal(Some(&[None, Some(9), Some(1)]), Phase::Act);
+        assert_eq!(act.map(|c| (c.house, c.mode)), Some((9, Mode::Work)));
+        assert!(legal(Some(&[Some(0), Some(10), Some(0)]), Phase::Act).is_none());
+        assert!(legal(Some(&[Some(0), Some(1), None]), Phase::Act).is_none());
+        assert!(legal(Some(&[Some(0), Some(1)]), Phase::Act).is_none());
+        assert!(legal(None, Phase::Act).is_none());
     }
 }

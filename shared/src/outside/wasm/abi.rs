@@ -63,6 +63,22 @@ pub fn decode(bytes: &[u8]) -> Option<Value> {
     }
 }
 
+/// A module's answer as codes ([`crate::outside::Transport::act_codes`]): the commonest, a
+/// fixarray of positive fixints, read directly; any other through [`decode`], so both read
+/// what the JSON answer holds.
+pub fn decode_codes(bytes: &[u8], codes: &mut [Option<u64>]) -> Option<usize> {
+    match bytes {
+        [h, list @ ..] if h & 0xf0 == 0x90 && list.len() == usize::from(h & 0x0f) && list.iter().all(|b| *b < 0x80) => {
+            let out = codes.get_mut(..list.len())?;
+            for (c, b) in out.iter_mut().zip(list) {
+                *c = Some(u64::from(*b));
+            }
+            Some(list.len())
+        }
+        _ => crate::outside::transport::codes_of(&decode(bytes)?, codes),
+    }
+}
+
 /// The input of `simfleet_init`.
 pub fn init_message(game: &str, seat: usize, params: &[(String, String)]) -> Vec<u8> {
     let params: serde_json::Map<String, Value> =
@@ -85,5 +101,35 @@ mod tests {
             assert_eq!(decode(&bytes), rmp_serde::from_slice::<Value>(&bytes).ok(), "{answer}");
             assert_eq!(decode(&bytes), Some(answer));
         }
+    }
+
+    #[test]
+    fn codes_are_the_json_answers_integers() {
+        let answers = [
+            json!([1, 4, 1]),
+            json!([0, 200, 70000]),
+            json!([1, 2]),
+            json!([1, 2, 3, 4]),
+            json!([1, -1, 0]),
+            json!([1, 1.5, 0]),
+            json!([1, "a", 0]),
+            json!([]),
+            json!(3),
+            json!({"a": 1}),
+        ];
+        for answer in answers {
+            let bytes = encode(&answer);
+            let (mut a, mut b) = ([None; 3], [None; 3]);
+            let got = decode_codes(&bytes, &mut a);
+            let want = crate::outside::transport::codes_of(&answer, &mut b);
+            assert_eq!(got, want, "{answer}");
+            if let Some(n) = got {
+                assert_eq!(a[..n], b[..n], "{answer}");
+            }
+        }
+        assert_eq!(decode_codes(&[0x93, 1, 2], &mut [None; 3]), None, "a short array is no answer");
+        let mut codes = [None; 3];
+        assert_eq!(decode_codes(&encode(&json!([1, null, 2.5])), &mut codes), Some(3));
+        assert_eq!(codes, [Some(1), None, None], "an entry that is not a code is None");
     }
 }

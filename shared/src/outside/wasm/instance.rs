@@ -22,8 +22,8 @@ struct State {
     /// Set when the module asked for more memory than its cap.
     denied: bool,
     rng: Stream,
-    /// `random_fill`'s words, reused.
-    fill: Vec<u8>,
+    /// The module's memory, once instantiated (for `random_fill`).
+    memory: Option<Memory>,
 }
 
 impl ResourceLimiter for State {
@@ -47,19 +47,22 @@ fn random_fill(mut caller: Caller<'_, State>, address: i32, count: i32) -> wasmt
         .ok()
         .filter(|n| *n <= abi::MAX_FILL_WORDS)
         .ok_or_else(|| wasmtime::Error::msg(format!("random_fill of {count} words")))?;
-    let memory = caller
-        .get_export(abi::MEMORY)
-        .and_then(|e| e.into_memory())
-        .ok_or_else(|| wasmtime::Error::msg("no memory"))?;
-    let mut words = std::mem::take(&mut caller.data_mut().fill);
-    words.clear();
-    let state = caller.data_mut();
-    for _ in 0..n {
-        words.extend_from_slice(&state.rng.next_u64().to_le_bytes());
+    // Looked up by name only in a start function, before the instance is known.
+    let memory = match caller.data().memory {
+        Some(m) => m,
+        None => caller
+            .get_export(abi::MEMORY)
+            .and_then(|e| e.into_memory())
+            .ok_or_else(|| wasmtime::Error::msg("no memory"))?,
+    };
+    let (data, state) = memory.data_and_store_mut(&mut caller);
+    let start = address as u32 as usize;
+    let words =
+        data.get_mut(start..start + 8 * n).ok_or_else(|| wasmtime::Error::msg("random_fill outside the memory"))?;
+    for word in words.chunks_exact_mut(8) {
+        word.copy_from_slice(&state.rng.next_u64().to_le_bytes());
     }
-    let written = memory.write(&mut caller, address as u32 as usize, &words);
-    caller.data_mut().fill = words;
-    written.map_err(|_| wasmtime::Error::msg("random_fill outside the memory"))
+    Ok(())
 }
 
 /// A live instance and its state after `simfleet_init`.
@@ -140,7 +143,7 @@ impl WasmTransport {
 
     /// A new instance, initialised, with its snapshot.
     fn instantiate(&self) -> Result<Live, String> {
-        let state = State { cap: self.seat.limits.memory, denied: false, rng: Stream::new(0, 0), fill: Vec::new() };
+        let state = State { cap: self.seat.limits.memory, denied: false, rng: Stream::new(0, 0), memory: None };
         let mut store = Store::new(engine(), state);
         store.limiter(|s| s as &mut dyn ResourceLimiter);
         let mut linker: Linker<State> = Linker::new(engine());
@@ -157,6 +160,7 @@ impl WasmTransport {
             format!("the module cannot be instantiated ({kind}: {e:#})")
         })?;
         let memory = instance.get_memory(&mut store, abi::MEMORY).ok_or("no memory export")?;
+        store.data_mut().memory = Some(memory);
         let buffer = instance.get_typed_func(&mut store, abi::BUFFER).map_err(|e| e.to_string())?;
         let init: TypedFunc<i32, i32> = instance.get_typed_func(&mut store, abi::INIT).map_err(|e| e.to_string())?;
         let reset = instance.get_typed_func(&mut store, abi::RESET).map_err(|e| e.to_string())?;
@@ -192,8 +196,8 @@ impl WasmTransport {
         Ok(live)
     }
 
-    /// The module's answer to `obs` as MessagePack bytes, or its fault.
-    fn call_act(&mut self, obs: &[u8]) -> Result<Option<Value>, CallError> {
+    /// The module's answer to `obs`: its MessagePack bytes (in `scratch`), or its fault.
+    fn call_act(&mut self, obs: &[u8]) -> Result<&[u8], CallError> {
         let fuel = self.seat.limits.fuel;
         let live = self.live.as_mut().expect("a live instance in an episode without a fault");
         let len = live.write(obs, fuel)?;
@@ -205,7 +209,22 @@ impl WasmTransport {
         }
         self.scratch.resize(n, 0);
         live.memory.read(&live.store, ptr, &mut self.scratch).map_err(|_| CallError::Fault("bad_answer"))?;
-        Ok(abi::decode(&self.scratch))
+        Ok(&self.scratch)
+    }
+
+    /// The answer's bytes to `obs` read by `read`, or `None` once the module has faulted (in
+    /// this call or before, in this episode).
+    fn answer<T>(&mut self, obs: &[u8], read: impl FnOnce(&[u8]) -> Option<T>) -> Option<T> {
+        if self.fault.is_some() {
+            return None;
+        }
+        match self.call_act(obs) {
+            Ok(bytes) => read(bytes),
+            Err(CallError::Fault(kind)) => {
+                self.faulted(kind);
+                None
+            }
+        }
     }
 
     fn faulted(&mut self, kind: &'static str) {
@@ -299,16 +318,11 @@ impl crate::outside::Transport for WasmTransport {
     }
 
     fn act_encoded(&mut self, obs: &[u8]) -> Result<Value, JobError> {
-        if self.fault.is_some() {
-            return Ok(Value::Null);
-        }
-        match self.call_act(obs) {
-            Ok(answer) => Ok(answer.unwrap_or(Value::Null)),
-            Err(CallError::Fault(kind)) => {
-                self.faulted(kind);
-                Ok(Value::Null)
-            }
-        }
+        Ok(self.answer(obs, abi::decode).unwrap_or(Value::Null))
+    }
+
+    fn act_codes(&mut self, obs: &[u8], codes: &mut [Option<u64>]) -> Result<Option<usize>, JobError> {
+        Ok(self.answer(obs, |bytes| abi::decode_codes(bytes, codes)))
     }
 
     fn fault(&self) -> Option<&'static str> {

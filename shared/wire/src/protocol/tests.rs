@@ -193,3 +193,37 @@ fn error_kinds_are_snake_case_on_the_wire() {
         assert_eq!(json, format!("\"{}\"", kind.as_str()));
     }
 }
+
+#[test]
+fn added_stats_keep_typed_stats_typed_and_write_the_maps_bytes() {
+    const KEYS: [&str; 14] =
+        ["outside", "modules", "k2", "k3", "k4", "k5", "k6", "k7", "k8", "k9", "k10", "k11", "k12", "k13"];
+    let figures = || Figures { rounds: vec![(1, None)], rate: Some(0.25), by_seat: [("0".to_string(), 3)].into() };
+    // Three own keys: 13 added cross from a fixmap to a map16 header.
+    for n in [1, 2, 12, 13, 14] {
+        let mut typed = Stats::typed(figures());
+        let mut map = Stats::from(typed.as_map().clone());
+        for (i, key) in KEYS[..n].iter().enumerate() {
+            let value = if i % 2 == 0 { serde_json::json!({"0": {"decisions": i}}) } else { serde_json::json!(i) };
+            typed.add(key, value.clone());
+            map.add(key, value);
+        }
+        typed.add("outside", serde_json::json!("again"));
+        map.add("outside", serde_json::json!("again"));
+        assert!(typed.as_typed().is_some(), "still typed");
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        typed.write_msgpack(&mut a);
+        map.write_msgpack(&mut b);
+        assert_eq!(a, b, "{n} added");
+        let numbers = |s: &Stats| {
+            let mut v = Vec::new();
+            s.for_each_number(|k, x| v.push((k.to_string(), x)));
+            v
+        };
+        assert_eq!(numbers(&typed), numbers(&map), "{n} added");
+        assert_eq!(typed.added("outside"), Some(&serde_json::json!("again")));
+        assert_eq!(typed.added("rate"), None, "an own stat is not an added one");
+        assert_eq!(serde_json::to_string(&typed).unwrap(), serde_json::to_string(&map).unwrap());
+        assert_eq!(typed, map);
+    }
+}
