@@ -12,6 +12,7 @@ use serde_json::Value;
 use wasmtime::{Caller, Global, Instance, Linker, Memory, ResourceLimiter, Store, Trap, TypedFunc, Val};
 
 use super::cache::{engine, Checked};
+use super::snapshot::Snapshot;
 use super::{abi, WasmSeat};
 use crate::protocol::JobError;
 use crate::seeding::Stream;
@@ -72,7 +73,7 @@ struct Live {
     buffer: TypedFunc<i32, i32>,
     reset: TypedFunc<i64, ()>,
     act: TypedFunc<i32, i64>,
-    snapshot: Vec<u8>,
+    snapshot: Snapshot,
     globals: Vec<(Global, Val)>,
     /// Whether the state is still the snapshot's (a new instance's first episode).
     fresh: bool,
@@ -171,7 +172,7 @@ impl WasmTransport {
             buffer,
             reset,
             act,
-            snapshot: Vec::new(),
+            snapshot: Snapshot::default(),
             globals: Vec::new(),
             fresh: true,
             lent: None,
@@ -186,7 +187,7 @@ impl WasmTransport {
             }
             Err(CallError::Fault(kind)) => return Err(format!("simfleet_init faulted ({kind})")),
         }
-        live.snapshot = live.memory.data(&live.store).to_vec();
+        live.snapshot = Snapshot::of(live.memory.data(&live.store));
         live.lent_at_snapshot = live.lent;
         for name in self.checked.globals.iter() {
             let g = instance.get_global(&mut live.store, name).ok_or("a rewritten global is not exported")?;
@@ -269,10 +270,10 @@ impl Live {
             return true;
         }
         let data = self.memory.data_mut(&mut self.store);
-        if data.len() != self.snapshot.len() {
+        if data.len() != self.snapshot.bytes.len() {
             return false;
         }
-        data.copy_from_slice(&self.snapshot);
+        self.snapshot.restore(data);
         self.lent = self.lent_at_snapshot;
         for (g, v) in &self.globals {
             g.set(&mut self.store, *v).expect("the snapshot's own value and type");

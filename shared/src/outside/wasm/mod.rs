@@ -21,6 +21,7 @@ pub mod abi;
 mod cache;
 mod globals;
 mod instance;
+mod snapshot;
 
 pub use cache::{sha256_hex, Checked, ModuleCache, ModuleError};
 pub use instance::WasmTransport;
