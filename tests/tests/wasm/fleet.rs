@@ -39,7 +39,11 @@ async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() 
     let dir = tempfile::tempdir().unwrap();
     agents_in(dir.path(), &["bb_archetype", "spin", "bomb", "trap", "illegal"]);
     std::fs::write(dir.path().join("s.toml"), SWEEP).unwrap();
-    ok(dir.path(), &["run", "s.toml", "--out", "run.jsonl", "--quiet"]);
+    let (sweep_path, out_path) = (dir.path().join("s.toml"), dir.path().join("fleet.jsonl"));
+    let run_out = dir.path().join("run.jsonl");
+    let run = coordinator_output(&["run", sweep_path.to_str().unwrap(), "--out", run_out.to_str().unwrap(), "--quiet"]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let run_stdout = String::from_utf8(run.stdout).unwrap();
 
     let server = NatsServer::start();
     let url = server.client_url();
@@ -48,8 +52,6 @@ async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() 
     let spawn = || WorkerProcess::spawn(&args, &[("SIMFLEET_WORKER__ACK_WAIT_SECONDS", "2")]);
     let mut victim = spawn();
     let survivor = spawn();
-    let sweep_path = dir.path().join("s.toml");
-    let out_path = dir.path().join("fleet.jsonl");
     let mut watch = CoordinatorProcess::spawn(
         &["submit", sweep_path.to_str().unwrap(), "--watch", "--out", out_path.to_str().unwrap(), "--nats-url", &url],
         &[("SIMFLEET_COORDINATOR__ACK_WAIT_SECONDS", "2")],
@@ -75,6 +77,16 @@ async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() 
     fleet.sort_by_key(key);
     assert_eq!(fleet.len(), 1500, "every episode once");
     assert!(run == fleet, "the fleet's records are run's");
+    // The faults table, counted as the results were collected, is run's; and so is a resumed
+    // watch's, which finds every result in its file and counts them from there.
+    let table = wasm_table(&run_stdout);
+    assert!(table.contains("spin[0] wasm:spin: 300 episodes, 300 faulted (out_of_fuel 300)"), "{table}");
+    assert_eq!(wasm_table(&watch.stdout()), table);
+    let resumed = coordinator_output(&["watch", &sweep.id, "--out", out_path.to_str().unwrap(), "--nats-url", &url]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    let resumed = String::from_utf8_lossy(&resumed.stdout);
+    assert!(resumed.contains("100 found in the file at start"), "the watch resumed:\n{resumed}");
+    assert_eq!(wasm_table(&resumed), table);
     // Every adversary lost its decisions to the fallback, and the survivor is alive, its memory
     // bounded (the bomb is capped at 16 MiB an instance).
     for set in ["spin", "bomb", "trap", "illegal"] {
@@ -96,6 +108,11 @@ async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() 
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("forbidden.wasm") && stderr.contains("env.clock_ms"), "{stderr}");
     assert_eq!(jobs_in_stream(&js).await, 0, "nothing was published");
+}
+
+/// The table of `wasm:` entries a command printed last.
+fn wasm_table(stdout: &str) -> String {
+    stdout[stdout.find("wasm entries").unwrap_or_else(|| panic!("no wasm table in:\n{stdout}"))..].to_string()
 }
 
 /// Whether `submit --watch` printed its end (the wasm entries' table comes after the summary).
