@@ -46,7 +46,18 @@ pub fn table(sweep: &Sweep, summary: &Summary) -> String {
     if entries.is_empty() {
         return String::new();
     }
-    for ((_, _, set), cell) in &summary.cells {
+    let records_cell = |game: &str, scenario: &str, set: &str| {
+        sweep.cells.iter().any(|c| {
+            c.collect == Collect::Records
+                && c.game.as_str() == game
+                && c.scenario == scenario
+                && c.policy_set.name == set
+        })
+    };
+    for ((game, scenario, set), cell) in &summary.cells {
+        if !records_cell(game, scenario, set) {
+            continue;
+        }
         for ((_, seat), e) in entries.iter_mut().filter(|((s, _), _)| s == set) {
             e.episodes += cell.episodes;
             if let Some(counts) = cell.outside.seat(*seat) {
