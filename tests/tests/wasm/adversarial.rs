@@ -5,7 +5,7 @@
 //! anything is played, naming the file and the reason. A replay of an episode in which a
 //! module ran out of fuel reproduces it byte for byte.
 
-use super::{agents_in, ok, records_of, rows};
+use super::{agents_in, ok, records_of, rows, sweep_dir};
 use simfleet_tests::coordinator_output;
 
 const SWEEP: &str = r#"name = "bb-adversaries"
@@ -23,9 +23,7 @@ native = ["random", "firefighter", "hero", "coordinator"]
 
 #[test]
 fn adversarial_entries_lose_their_decisions_to_the_fallback_and_the_rest_plays() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["spin", "bomb", "trap", "illegal"]);
-    std::fs::write(dir.path().join("s.toml"), SWEEP).unwrap();
+    let dir = sweep_dir(&["spin", "bomb", "trap", "illegal"], SWEEP);
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = rows(&dir.path().join("r.jsonl"));
     assert_eq!(rows.len(), 150, "every episode of every entry is played");
@@ -62,9 +60,7 @@ fn adversarial_entries_lose_their_decisions_to_the_fallback_and_the_rest_plays()
 
 #[test]
 fn a_replay_of_an_episode_that_ran_out_of_fuel_is_the_episode() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["spin", "bomb", "trap", "illegal"]);
-    std::fs::write(dir.path().join("s.toml"), SWEEP).unwrap();
+    let dir = sweep_dir(&["spin", "bomb", "trap", "illegal"], SWEEP);
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = rows(&dir.path().join("r.jsonl"));
     let spun = records_of(&rows, "spin");
@@ -109,11 +105,9 @@ fn a_forbidden_import_and_garbage_bytes_are_refused_before_anything_is_played() 
 #[test]
 fn an_infinite_loop_with_the_default_fuel_loses_its_episode_and_the_run_ends() {
     // As a new user writes it: no fuel or memory keys, the defaults bound the loop.
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["spin"]);
     let sweep = "name = \"spin-defaults\"\nseeds = { start = 0, count = 3 }\n[[cells]]\ngame = \"bucket_brigade\"\n\
         scenarios = [\"default\"]\n[cells.policy_sets]\nspin = [\"wasm:spin.wasm\", \"firefighter\", \"hero\", \"coordinator\"]\n";
-    std::fs::write(dir.path().join("s.toml"), sweep).unwrap();
+    let dir = sweep_dir(&["spin"], sweep);
     let stdout = {
         let s = dir.path().join("s.toml");
         let r = dir.path().join("r.jsonl");

@@ -11,7 +11,7 @@ use simfleet_tests::wait::wait_until;
 use simfleet_tests::worker_process::WorkerProcess;
 use simfleet_tests::{coordinator_output, CoordinatorProcess, NatsServer};
 
-use super::{agents_in, ok, rows};
+use super::{agents_in, ok, rows, sweep_dir};
 
 const SWEEP: &str = r#"name = "wasm-fleet"
 seeds = { start = 0, count = 300 }
@@ -36,9 +36,7 @@ fn peak_rss_kib(pid: u32) -> u64 {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wasm_seats_on_the_fleet_give_the_records_of_run_with_a_worker_killed() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["bb_archetype", "spin", "bomb", "trap", "illegal"]);
-    std::fs::write(dir.path().join("s.toml"), SWEEP).unwrap();
+    let dir = sweep_dir(&["bb_archetype", "spin", "bomb", "trap", "illegal"], SWEEP);
     let (sweep_path, out_path) = (dir.path().join("s.toml"), dir.path().join("fleet.jsonl"));
     let run_out = dir.path().join("run.jsonl");
     let run = coordinator_output(&["run", sweep_path.to_str().unwrap(), "--out", run_out.to_str().unwrap(), "--quiet"]);
@@ -122,13 +120,11 @@ fn watch_done(watch: &CoordinatorProcess) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wasm_seats_play_under_the_shipped_permissions() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["bb_archetype", "trap"]);
     let sweep = "name = \"wasm-perms\"\nseeds = { start = 0, count = 60 }\nepisodes_per_job = 20\n[[cells]]\n\
         game = \"bucket_brigade\"\nscenarios = [\"default\"]\n[cells.policy_sets]\n\
         port = [\"wasm:bb_archetype.wasm\", \"free_rider\", \"hero\", \"coordinator\"]\n\
         trap = [\"wasm:trap.wasm\", \"free_rider\", \"hero\", \"coordinator\"]\n";
-    std::fs::write(dir.path().join("s.toml"), sweep).unwrap();
+    let dir = sweep_dir(&["bb_archetype", "trap"], sweep);
     ok(dir.path(), &["run", "s.toml", "--out", "run.jsonl", "--quiet"]);
     let server = NatsServer::start_with_config(simfleet_tests::config_fixture("permissions.conf"));
     let url = server.client_url();

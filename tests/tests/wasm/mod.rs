@@ -21,6 +21,14 @@ fn agents_in(dir: &Path, names: &[&str]) {
     }
 }
 
+/// A new folder holding the test agents `agents` and the sweep file `s.toml` of `sweep`.
+fn sweep_dir(agents: &[&str], sweep: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    agents_in(dir.path(), agents);
+    std::fs::write(dir.path().join("s.toml"), sweep).unwrap();
+    dir
+}
+
 /// `coordinator ARGS` run in `dir`, which must succeed; its stderr.
 fn ok(dir: &Path, args: &[&str]) -> String {
     let args: Vec<String> = args

@@ -3,16 +3,14 @@
 //! cogsguard's `random` (`cogsguard_random.c`); and a sweep with a `wasm:` seat gives the same
 //! records with one play thread or two.
 
-use super::{agents_in, ok, records_of, rows};
+use super::{ok, records_of, rows, sweep_dir};
 
 #[test]
 fn the_bucket_brigade_archetype_port_gives_the_native_records_on_10000_seeds() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["bb_archetype"]);
     // Each archetype in seat 0 (its stream, its home), and the liar in seat 2 of a 5-agent
     // scenario: native and port play the same seeds.
-    std::fs::write(
-        dir.path().join("s.toml"),
+    let dir = sweep_dir(
+        &["bb_archetype"],
         r#"name = "bb-port"
 seeds = { start = 0, count = 10000 }
 [[cells]]
@@ -28,8 +26,7 @@ scenarios = ["hard?num_agents=5"]
 native5 = ["hero", "coordinator", "liar", "free_rider", "firefighter"]
 port5 = ["wasm:bb_archetype.wasm?archetype=hero", "coordinator", "wasm:bb_archetype.wasm?archetype=liar", "free_rider", "firefighter"]
 "#,
-    )
-    .unwrap();
+    );
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = rows(&dir.path().join("r.jsonl"));
     // The rows name the entries that played them: label and the module's hash.
@@ -51,10 +48,8 @@ port5 = ["wasm:bb_archetype.wasm?archetype=hero", "coordinator", "wasm:bb_archet
 
 #[test]
 fn the_cogsguard_random_port_gives_the_native_records() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["cogsguard_random"]);
-    std::fs::write(
-        dir.path().join("s.toml"),
+    let dir = sweep_dir(
+        &["cogsguard_random"],
         r#"name = "cogsguard-port"
 seeds = { start = 0, count = 200 }
 [[cells]]
@@ -64,8 +59,7 @@ scenarios = ["arena?max_steps=60"]
 native = ["random", "pinky", "random", "noop", "pinky", "random", "noop", "random"]
 port = ["wasm:cogsguard_random.wasm", "pinky", "wasm:cogsguard_random.wasm", "noop", "pinky", "random", "noop", "wasm:cogsguard_random.wasm"]
 "#,
-    )
-    .unwrap();
+    );
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = rows(&dir.path().join("r.jsonl"));
     let (n, p) = (records_of(&rows, "native"), records_of(&rows, "port"));
@@ -76,10 +70,8 @@ port = ["wasm:cogsguard_random.wasm", "pinky", "wasm:cogsguard_random.wasm", "no
 
 #[test]
 fn a_sweep_with_a_wasm_seat_gives_the_same_bytes_on_one_thread_or_two() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["bb_archetype", "trap"]);
-    std::fs::write(
-        dir.path().join("s.toml"),
+    let dir = sweep_dir(
+        &["bb_archetype", "trap"],
         r#"name = "bb-threads"
 seeds = { start = 0, count = 400 }
 episodes_per_job = 50
@@ -90,8 +82,7 @@ scenarios = ["default", "hard"]
 port = ["wasm:bb_archetype.wasm?archetype=coordinator", "firefighter", "hero", "liar"]
 trap = ["wasm:trap.wasm", "firefighter", "hero", "liar"]
 "#,
-    )
-    .unwrap();
+    );
     ok(dir.path(), &["run", "s.toml", "--out", "one.jsonl", "--threads", "1", "--quiet"]);
     ok(dir.path(), &["run", "s.toml", "--out", "two.jsonl", "--threads", "2", "--quiet"]);
     let one = std::fs::read(dir.path().join("one.jsonl")).unwrap();

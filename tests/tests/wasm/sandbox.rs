@@ -2,7 +2,7 @@
 //! episode (memory and mutable globals, exported or not), so a one-seed replay is the episode
 //! its job played; parameters it refuses refuse the sweep; and a changed module is a new sweep.
 
-use super::{agents_in, ok, rows};
+use super::{ok, rows, sweep_dir};
 use simfleet_tests::agents::write_wat;
 use simfleet_tests::coordinator_output;
 
@@ -49,15 +49,12 @@ fn a_module_that_remembers_is_reset_before_every_episode() {
 
 #[test]
 fn parameters_a_module_refuses_refuse_the_sweep() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["bb_archetype"]);
-    std::fs::write(
-        dir.path().join("s.toml"),
+    let dir = sweep_dir(
+        &["bb_archetype"],
         "name = \"villain\"\nseeds = { start = 0, count = 2 }\n[[cells]]\ngame = \"bucket_brigade\"\n\
          scenarios = [\"default\"]\n[cells.policy_sets]\n\
          v = [\"hero\", \"wasm:bb_archetype.wasm?archetype=villain\", \"hero\", \"hero\"]\n",
-    )
-    .unwrap();
+    );
     let s = dir.path().join("s.toml");
     let out = coordinator_output(&["run", s.to_str().unwrap(), "--out", dir.path().join("r.jsonl").to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -68,11 +65,9 @@ fn parameters_a_module_refuses_refuse_the_sweep() {
 
 #[test]
 fn a_changed_module_is_a_new_sweep() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["bb_archetype", "illegal"]);
     let text = "name = \"same-name\"\nseeds = { start = 0, count = 2 }\n[[cells]]\ngame = \"bucket_brigade\"\n\
         scenarios = [\"default\"]\n[cells.policy_sets]\nm = [\"wasm:entry.wasm?label=entry\", \"hero\", \"hero\", \"hero\"]\n";
-    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let dir = sweep_dir(&["bb_archetype", "illegal"], text);
     let id = |module: &str| {
         std::fs::copy(dir.path().join(module), dir.path().join("entry.wasm")).unwrap();
         coordinator::sweep::Sweep::load(&dir.path().join("s.toml")).unwrap().id

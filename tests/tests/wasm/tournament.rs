@@ -2,14 +2,12 @@
 //! modules, named by their labels in team names, `rank` (from team names, and with `--sweep`,
 //! where a hand-written cell's module seat is named by its label) and `report`.
 
-use super::{agents_in, ok};
+use super::{ok, sweep_dir};
 
 #[test]
 fn rank_and_report_name_wasm_entries_by_their_labels() {
-    let dir = tempfile::tempdir().unwrap();
-    agents_in(dir.path(), &["bb_archetype", "illegal"]);
-    std::fs::write(
-        dir.path().join("s.toml"),
+    let dir = sweep_dir(
+        &["bb_archetype", "illegal"],
         r#"name = "wasm-tournament"
 seeds = { start = 0, count = 40 }
 [[cells]]
@@ -30,8 +28,7 @@ roster = [
 team_size = 4
 teams = 10
 "#,
-    )
-    .unwrap();
+    );
     ok(dir.path(), &["run", "s.toml", "--out", "r.jsonl", "--quiet"]);
     let rows = super::rows(&dir.path().join("r.jsonl"));
     // Team names list the entries by roster name: a module without one by its label (its stem).
