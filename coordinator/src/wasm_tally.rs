@@ -4,7 +4,7 @@
 //! summary's ([`crate::summary::OutsideCounts`], gathered as the results were collected); only a
 //! resumed watch, whose summary is the file's, reads them back from the records file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -46,16 +46,16 @@ pub fn table(sweep: &Sweep, summary: &Summary) -> String {
     if entries.is_empty() {
         return String::new();
     }
-    let records_cell = |game: &str, scenario: &str, set: &str| {
-        sweep.cells.iter().any(|c| {
-            c.collect == Collect::Records
-                && c.game.as_str() == game
-                && c.scenario == scenario
-                && c.policy_set.name == set
-        })
-    };
+    // The summary's keys of the sweep's records cells: a summary cell of the same policy set is
+    // not an entry's.
+    let records_cells: HashSet<(&str, &str, &str)> = sweep
+        .cells
+        .iter()
+        .filter(|c| c.collect == Collect::Records)
+        .map(|c| (c.game.as_str(), c.scenario.as_str(), c.policy_set.name.as_str()))
+        .collect();
     for ((game, scenario, set), cell) in &summary.cells {
-        if !records_cell(game, scenario, set) {
+        if !records_cells.contains(&(game.as_str(), scenario.as_str(), set.as_str())) {
             continue;
         }
         for ((_, seat), e) in entries.iter_mut().filter(|((s, _), _)| s == set) {

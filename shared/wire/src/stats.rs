@@ -128,9 +128,19 @@ fn grow_map_header(out: &mut Vec<u8>, start: usize, more: usize) {
         0xdf => (u32::from_be_bytes([out[start + 1], out[start + 2], out[start + 3], out[start + 4]]) as usize, 5),
         b => unreachable!("typed stats write one map, not a value marked {b:#x}"),
     };
-    let mut header = Vec::with_capacity(5);
-    rmp::encode::write_map_len(&mut header, (count + more) as u32).expect("writing to a Vec cannot fail");
-    out.splice(start..start + len, header);
+    let count = count + more;
+    match len {
+        // The header keeps its length (what every record of a game with fewer than 16 stats
+        // meets): rewritten in place, as it is on the path of every record.
+        1 if count < 16 => out[start] = 0x80 | count as u8,
+        3 if count <= 0xffff => out[start + 1..start + 3].copy_from_slice(&(count as u16).to_be_bytes()),
+        5 => out[start + 1..start + 5].copy_from_slice(&(count as u32).to_be_bytes()),
+        _ => {
+            let mut header = Vec::with_capacity(5);
+            crate::msgpack::map_len(&mut header, count);
+            out.splice(start..start + len, header);
+        }
+    }
 }
 
 /// The stats of one episode record.

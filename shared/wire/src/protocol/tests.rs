@@ -194,6 +194,34 @@ fn error_kinds_are_snake_case_on_the_wire() {
     }
 }
 
+/// Typed stats with many top-level keys (a map16 header).
+#[derive(Debug, Serialize)]
+struct Wide(StatsMap);
+
+impl crate::stats::TypedStats for Wide {
+    fn to_map(&self) -> StatsMap {
+        self.0.clone()
+    }
+
+    fn write_msgpack(&self, out: &mut Vec<u8>) {
+        crate::stats::write_msgpack_of(&self.0, out);
+    }
+}
+
+#[test]
+fn added_stats_grow_a_map16_header_in_place() {
+    let wide: StatsMap = (0..20).map(|i| (format!("s{i}"), serde_json::json!(i))).collect();
+    let mut typed = Stats::typed(Wide(wide.clone()));
+    let mut map = Stats::from(wide);
+    typed.add("outside", serde_json::json!({"0": {"illegal": 1}}));
+    map.add("outside", serde_json::json!({"0": {"illegal": 1}}));
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    typed.write_msgpack(&mut a);
+    map.write_msgpack(&mut b);
+    assert_eq!(a[..3], [0xde, 0, 21]);
+    assert_eq!(a, b);
+}
+
 #[test]
 fn added_stats_keep_typed_stats_typed_and_write_the_maps_bytes() {
     const KEYS: [&str; 14] =
